@@ -1,0 +1,41 @@
+#!/bin/sh
+# labs/lab.sh N: open lab N (make lab N=N, after the kernel and initramfs
+# are built): boot the lab's stage halted, attach gdb, run the lab's
+# lab.gdb up to its first stop, and hand gdb to the learner.
+#
+# Serial output: in tmux, a pane below follows it; elsewhere the path of the
+# log is printed. Quitting gdb ends QEMU; so does every other way out (the
+# EXIT trap here, and vm/run.sh's watcher if this script is killed).
+. "$(dirname "$0")/../vm/lib.sh"
+. "$TOP/vm/run.sh"
+
+n=${1:?usage: lab.sh N}
+"$TOP/labs/valid.sh" "$n"
+stage=$(cat "$TOP/labs/$n/stage")
+guest=
+[ -f "$TOP/labs/$n/guest.sh" ] && guest=/labs/$n/guest.sh
+
+trap 'vm_stop' EXIT
+trap 'exit 130' INT TERM HUP
+
+vm_start "$stage" halted "$guest"
+say "lab $n: stage $stage halted, gdb port $GDB_PORT, run folder $RUN"
+
+if [ -n "${TMUX:-}" ] && command -v tmux >/dev/null; then
+	# tail --pid ends the pane when QEMU ends.
+	tmux split-window -v -d -l 10 "tail --pid=$QEMU_PID -n +1 -f $RUN/serial.log"
+else
+	say "serial console: tail -f $RUN/serial.log  (inside tmux it opens in a pane)"
+fi
+
+# With a terminal, run gdb as a job of its own (set -m) so Ctrl-C reaches
+# gdb alone, which stops the guest, instead of also killing make and us.
+[ -t 0 ] && set -m
+rc=0
+vm_gdb "$stage" -x "$TOP/labs/$n/lab.gdb" || rc=$?
+set +m
+
+if ! kill -0 "$QEMU_PID" 2>/dev/null; then
+	vm_explain "the guest ended while gdb was attached"
+fi
+exit $rc

@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/run.sh: the test runner behind `make check`.
+#
+# Runs every tests/checks/*.sh in name order. A check script prints one
+# line per check, "ok - WHAT" or "not ok - WHAT" (tests/lib.sh has the
+# helpers), and its other output goes to build/check/NAME.log. A script
+# that exits non-zero without a "not ok" line counts as one failure, so a
+# crashed check can never pass silently. Ends with "N passed, M failed".
+. "$(dirname "$0")/../vm/lib.sh"
+
+logs=$BUILD/check
+rm -rf "$logs"
+mkdir -p "$logs"
+passed=0 failed=0
+start=$(date +%s)
+
+for script in "$TOP"/tests/checks/*.sh; do
+	name=$(basename "$script" .sh)
+	[ -z "${CHECKS:-}" ] || echo "$name" | grep -Eq "$CHECKS" || continue
+	t0=$(date +%s)
+	rc=0
+	sh "$script" > "$logs/$name.out" 2> "$logs/$name.log" || rc=$?
+	p=$(grep -c '^ok - ' "$logs/$name.out" || true)
+	f=$(grep -c '^not ok - ' "$logs/$name.out" || true)
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $name: the check script itself failed (exit $rc)" >> "$logs/$name.out"
+		f=1
+	fi
+	if [ $((p + f)) = 0 ]; then
+		echo "not ok - $name: ran no check" >> "$logs/$name.out"
+		f=1
+	fi
+	grep -E '^(not )?ok - ' "$logs/$name.out" | sed "s/\$/  [$name, $(( $(date +%s) - t0 ))s]/"
+	if [ "$f" != 0 ]; then
+		echo "  --- last lines of $logs/$name.log:"
+		tail -n 15 "$logs/$name.log" | sed 's/^/  | /'
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+done
+
+echo "checks took $(( $(date +%s) - start ))s; logs in $logs"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,45 @@
+#!/bin/sh
+# vm/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
+# busybox-static:i386 with its applet links, vm/init, the C guest programs
+# from vm/guest/ (gcc -m32 -static), and each lab's guest script as
+# /labs/N/guest.sh. The archive is made with the kernel's own
+# gen_init_cpio, which can create /dev/console without root.
+. "$(dirname "$0")/lib.sh"
+
+out=${1:?usage: initramfs.sh OUT}
+work=$out.d
+busybox=$BUILD/deps/busybox/bin/busybox
+[ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"
+[ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/tree.sh" 0
+
+rm -rf "$work"
+mkdir -p "$work/bin"
+gcc -O2 -o "$work/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
+for c in "$TOP"/vm/guest/*.c; do
+	gcc -m32 -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
+done
+
+{
+	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /root /labs; do
+		echo "dir $d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /init $TOP/vm/init 0755 0 0"
+	echo "file /bin/busybox $busybox 0755 0 0"
+	# The i386 busybox runs on the amd64 host, so it can list its applets.
+	"$busybox" --list-full | grep -v '^bin/busybox$' |
+		sed 's|^\(.*\)$|slink /\1 /bin/busybox 0777 0 0|'
+	for prog in "$work"/bin/*; do
+		echo "file /bin/$(basename "$prog") $prog 0755 0 0"
+	done
+	for g in "$TOP"/labs/*/guest.sh; do
+		[ -f "$g" ] || continue
+		lab=$(basename "$(dirname "$g")")
+		echo "dir /labs/$lab 0755 0 0"
+		echo "file /labs/$lab/guest.sh $g 0755 0 0"
+	done
+} > "$work/list"
+
+"$work/gen_init_cpio" "$work/list" > "$out.tmp"
+mv "$out.tmp" "$out"
+rm -rf "$work"

@@ -1,0 +1,59 @@
+#!/bin/sh
+# vm/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
+# the kernel's gdb helpers) in build/stage-K/obj, unless nothing changed.
+#
+# Inputs: the stage's source tree (tarball + patches), vm/kernel.config and
+# this script.
+# Their fingerprint is written to kernel.stamp after a successful build;
+# while it matches, this script returns at once without running make.
+. "$(dirname "$0")/lib.sh"
+
+k=${1:?usage: kernel.sh STAGE}
+"$TOP/vm/tree.sh" "$k"
+
+src=$(stage_src "$k")
+obj=$(stage_obj "$k")
+fragment=$TOP/vm/kernel.config
+key=$(printf '%s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" | sha256sum | cut -c1-16)
+
+if [ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
+   && [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ]; then
+	exit 0
+fi
+rm -f "$obj/kernel.stamp"
+mkdir -p "$obj"
+
+# ccache, shared by all stages: paths under BUILD are hashed relative to the
+# compiler's directory, so a file a patch did not touch compiles once for
+# every stage.
+export CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
+# LOCALVERSION puts the stage into uname -r, so a guest says which it is.
+kmake() { make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" LOCALVERSION=-stage"$k" "$@"; }
+
+configure() {
+	kmake tinyconfig
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment"
+	kmake olddefconfig
+}
+
+# Kconfig silently drops an option whose dependencies are unmet; name every
+# option of the fragment that did not make it into the final .config.
+verify_config() {
+	missing=
+	while read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" "$obj/.config" || missing="$missing $line" ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%% *}
+			! grep -q "^$opt=" "$obj/.config" || missing="$missing $line" ;;
+		esac
+	done < "$fragment"
+	[ -z "$missing" ] || die "stage $k: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
+}
+
+run_logged "$obj/config.log" "stage $k: configure (tinyconfig + vm/kernel.config)" configure
+verify_config
+run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS, about 2 min cold)" \
+	kmake -j"$JOBS" bzImage scripts_gdb
+echo "$key" > "$obj/kernel.stamp"

@@ -1,0 +1,87 @@
+# Shared helpers for the vm/ scripts: sourced, never run.
+# Every script gets the same idea of where things live, so a learner who
+# sets BUILD= once sees one consistent build cache.
+
+set -eu
+
+# Scripts live one folder below the top (vm/, labs/, tests/); make exports
+# TOP for the one-liners it runs with sh -c.
+TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+export TOP BUILD
+TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
+JOBS=${JOBS:-$(( $(nproc) + 1 ))}
+
+die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+say() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
+
+# Stages: 0 is the pristine tree; stage k applies patches/1 .. patches/k in
+# order, so the list is 0 plus every numbered folder under patches/ that
+# holds patches.
+stages() {
+	echo 0
+	for d in "$TOP"/patches/[0-9]*/; do
+		[ -d "$d" ] || continue
+		ls "$d" | grep -q '\.patch$' || continue
+		basename "$d"
+	done | sort -n
+}
+
+# valid_stage K: succeeds when K names a known stage.
+valid_stage() {
+	case ${1:-} in ''|*[!0-9]*) return 1 ;; esac
+	stages | grep -qx "$1"
+}
+
+# The patches that make stage K, in the order they apply.
+stage_patches() {
+	i=1
+	while [ "$i" -le "$1" ]; do
+		ls "$TOP/patches/$i/"*.patch 2>/dev/null || true
+		i=$((i + 1))
+	done
+}
+
+stage_dir() { echo "$BUILD/stage-$1"; }
+stage_src() { if [ "$1" = 0 ]; then echo "$PRISTINE"; else echo "$(stage_dir "$1")/src"; fi; }
+stage_obj() { echo "$(stage_dir "$1")/obj"; }
+
+# A short fingerprint of the tarball: its Debian version, size and mtime.
+# Hashing 138 MB on every run would cost a second; a new linux-source
+# package changes all three anyway.
+tarball_key() {
+	[ -r "$TARBALL" ] || die "$TARBALL is missing: run 'make deps' (package linux-source-6.1)"
+	stat -c '%s %Y' "$TARBALL"
+}
+
+# Fingerprint of everything stage K's source tree is made from.
+tree_key() {
+	{ tarball_key; for p in $(stage_patches "$1"); do sha256sum < "$p"; done; } | sha256sum | cut -c1-16
+}
+
+# Elapsed-time progress for long steps: "run_logged LOG what cmd..." shows a
+# ticking line on a terminal and, on failure, the tail of the log and its path.
+run_logged() {
+	log=$1 what=$2; shift 2
+	start=$(date +%s)
+	"$@" > "$log" 2>&1 &
+	pid=$!
+	trap 'kill $pid 2>/dev/null; exit 130' INT TERM HUP
+	while kill -0 $pid 2>/dev/null; do
+		if [ -t 2 ]; then
+			printf '\r[%s] %s ... %ss ' "${0##*/}" "$what" $(( $(date +%s) - start )) >&2
+		fi
+		sleep 1
+	done
+	rc=0; wait $pid || rc=$?
+	trap - INT TERM HUP
+	[ -t 2 ] && printf '\r' >&2
+	if [ $rc -ne 0 ]; then
+		say "$what FAILED after $(( $(date +%s) - start ))s; last lines of $log:"
+		tail -n 25 "$log" >&2
+		die "$what failed (full log: $log)"
+	fi
+	say "$what done in $(( $(date +%s) - start ))s"
+}

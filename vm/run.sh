@@ -1,0 +1,192 @@
+# vm/run.sh: start, watch and stop one QEMU guest. Sourced (after lib.sh)
+# by vm/boot.sh, labs/lab.sh and the tests; never run on its own.
+#
+# Each run gets its own folder, build/run/STAGE-PID/, holding the serial log,
+# QEMU's pid, the gdb port and the monitor socket, so two runs in one clone
+# never collide. A run never outlives the script that started it: vm_stop
+# runs from the caller's exit trap, and a watcher process kills QEMU if that
+# script is killed outright (SIGKILL leaves no trap to run).
+
+ACCEL=${ACCEL:-tcg}
+CPUS=${CPUS:-2}
+MEM=${MEM:-128}
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-30}
+
+READY_MARKER=KSTACK-READY
+
+# port_listening PORT: is something listening on 127.0.0.1:PORT? Read from
+# /proc/net/tcp rather than by connecting: a connection to QEMU's gdbstub
+# would stop the guest.
+port_listening() {
+	awk -v want="$(printf '0100007F:%04X' "$1")" \
+		'$2 == want && $4 == "0A" { found = 1 } END { exit !found }' /proc/net/tcp
+}
+
+random_port() {
+	echo $(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
+}
+
+# vm_start STAGE MODE [KS_RUN]
+#   MODE halted:  QEMU in the background, CPUs stopped until gdb continues;
+#   MODE running: QEMU in the background, guest boots at once;
+#   MODE console: QEMU in the foreground, serial console on this terminal
+#                 (Ctrl-A X quits); returns when QEMU exits.
+#   KS_RUN: what the guest's /init does (see vm/init); empty = a shell.
+# Sets RUN (the run folder), QEMU_PID and GDB_PORT.
+vm_start() {
+	stage=$1 mode=$2 ks_run=${3:-}
+	obj=$(stage_obj "$stage")
+	[ -f "$obj/arch/x86/boot/bzImage" ] || die "stage $stage has no kernel: run 'make kernel N=$stage'"
+	[ -f "$BUILD/initramfs.cpio" ] || die "no initramfs: run 'make initramfs'"
+	command -v qemu-system-i386 >/dev/null || die "qemu-system-i386 not found: run 'make deps'"
+
+	RUN=$BUILD/run/$stage-$$
+	rm -rf "$RUN"
+	mkdir -p "$RUN"
+	append="console=ttyS0 panic=-1"
+	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
+
+	set -- qemu-system-i386 -M pc -accel "$ACCEL" -smp "$CPUS" -m "$MEM" \
+		-nic none -display none -no-reboot \
+		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$BUILD/initramfs.cpio" \
+		-append "$append" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-monitor "unix:$RUN/monitor.sock,server=on,wait=off" \
+		-pidfile "$RUN/qemu.pid"
+	[ "$mode" = halted ] && set -- "$@" -S
+	if [ "$mode" = console ]; then
+		# mux=on gives the Ctrl-A escapes (Ctrl-A X quits); signal=off
+		# sends Ctrl-C to the guest's shell instead of killing QEMU.
+		set -- "$@" -chardev "stdio,id=con,mux=on,signal=off,logfile=$RUN/serial.log" \
+			-serial chardev:con
+	else
+		set -- "$@" -serial "file:$RUN/serial.log"
+	fi
+
+	# Pick a free loopback port; if another process takes it first, QEMU
+	# fails to bind and we try another.
+	for try in 1 2 3 4 5; do
+		GDB_PORT=$(random_port)
+		port_listening "$GDB_PORT" && continue
+		echo "$GDB_PORT" > "$RUN/gdb.port"
+		if [ "$mode" = console ]; then
+			say "stage $stage: serial console below, gdb port $GDB_PORT; Ctrl-A X quits"
+			rc=0
+			"$@" -gdb "tcp:127.0.0.1:$GDB_PORT" || rc=$?
+			grep -q 'Address already in use' "$RUN/serial.log" 2>/dev/null && continue
+			return $rc
+		fi
+		"$@" -gdb "tcp:127.0.0.1:$GDB_PORT" > "$RUN/qemu.log" 2>&1 &
+		QEMU_PID=$!
+		_vm_watch "$$" "$QEMU_PID"
+		i=0
+		while kill -0 "$QEMU_PID" 2>/dev/null; do
+			port_listening "$GDB_PORT" && return 0
+			i=$((i + 1))
+			[ $i -lt 200 ] || { vm_stop; die "QEMU did not open its gdb port within 10 s ($RUN/qemu.log)"; }
+			sleep 0.05
+		done
+		wait "$QEMU_PID" 2>/dev/null || true
+		grep -q 'Address already in use' "$RUN/qemu.log" || {
+			cat "$RUN/qemu.log" >&2
+			die "QEMU failed to start (log: $RUN/qemu.log)"
+		}
+	done
+	die "no free gdb port found after 5 tries"
+}
+
+# _vm_watch OWNER QEMU: a detached watcher that kills QEMU once OWNER is gone.
+_vm_watch() {
+	(
+		trap '' INT HUP
+		while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do
+			sleep 1
+		done
+		kill "$2" 2>/dev/null
+	) > /dev/null 2>&1 &
+}
+
+# vm_wait_for PATTERN [TIMEOUT]: wait until the serial log shows PATTERN (an
+# extended regex). Fails, with the log's tail, if QEMU exits first or the
+# timeout (seconds, default BOOT_TIMEOUT) passes.
+vm_wait_for() {
+	limit=$(( $(date +%s) + ${2:-$BOOT_TIMEOUT} ))
+	until grep -Eq "$1" "$RUN/serial.log" 2>/dev/null; do
+		if ! kill -0 "$QEMU_PID" 2>/dev/null; then
+			vm_explain "QEMU exited before the guest printed '$1'"
+			return 1
+		fi
+		if [ "$(date +%s)" -ge "$limit" ]; then
+			vm_explain "no '$1' from the guest within ${2:-$BOOT_TIMEOUT} s (hung guest?)"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# vm_explain WHAT: say what went wrong, with the reason the serial log gives.
+vm_explain() {
+	printf '%s: %s\n' "${0##*/}" "$1" >&2
+	if grep -q 'Kernel panic' "$RUN/serial.log" 2>/dev/null; then
+		printf '  the kernel panicked:\n' >&2
+		grep -A3 'Kernel panic' "$RUN/serial.log" | head -n 4 | sed 's/^/    /' >&2
+	fi
+	printf '  last lines of %s:\n' "$RUN/serial.log" >&2
+	tail -n 8 "$RUN/serial.log" 2>/dev/null | sed 's/^/    /' >&2
+}
+
+# vm_wait_exit [TIMEOUT]: wait for QEMU to exit by itself and set
+# GUEST_STATUS to the guest's status (from qemu-exit), or to "qemu:RC" when
+# QEMU ended otherwise (a panic reboots, and -no-reboot turns that into
+# exit code 0). Not in $(...): only this shell can reap QEMU.
+vm_wait_exit() {
+	limit=$(( $(date +%s) + ${1:-$BOOT_TIMEOUT} ))
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$limit" ]; then
+			vm_explain "the guest did not exit within ${1:-$BOOT_TIMEOUT} s"
+			vm_stop
+			return 1
+		fi
+		sleep 0.05
+	done
+	rc=0
+	wait "$QEMU_PID" 2>/dev/null || rc=$?
+	if [ $((rc % 2)) = 1 ]; then
+		GUEST_STATUS=$(( (rc - 1) / 2 ))
+	else
+		GUEST_STATUS=qemu:$rc
+	fi
+	QEMU_PID=
+}
+
+# vm_stop: end QEMU if it still runs (TERM, then KILL) and reap it.
+vm_stop() {
+	[ -n "${QEMU_PID:-}" ] || return 0
+	if kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill "$QEMU_PID" 2>/dev/null || true
+		i=0
+		while kill -0 "$QEMU_PID" 2>/dev/null && [ $i -lt 40 ]; do
+			sleep 0.05; i=$((i + 1))
+		done
+		kill -9 "$QEMU_PID" 2>/dev/null || true
+	fi
+	wait "$QEMU_PID" 2>/dev/null || true
+	rm -f "$RUN/monitor.sock"
+	QEMU_PID=
+}
+
+# vm_gdb STAGE [GDB ARGS...]: gdb on the stage's vmlinux, attached to the
+# running QEMU (GDB_PORT), with the kernel's lx-* helpers auto-loaded (the
+# safe path covers the build folder, so no ~/.gdbinit is needed) and the
+# project's gdb-scripts/. The caller adds -batch and scripts, or nothing
+# for an interactive session.
+vm_gdb() {
+	obj=$(stage_obj "$1"); shift
+	gdb -q -nx \
+		-iex "add-auto-load-safe-path $BUILD" \
+		-iex "set confirm off" \
+		-iex "set pagination off" \
+		-ex "source $TOP/gdb-scripts/load.py" \
+		-ex "target remote 127.0.0.1:$GDB_PORT" \
+		"$@" "$obj/vmlinux"
+}

@@ -1,0 +1,62 @@
+#!/bin/sh
+# vm/tree.sh K: make sure stage K's kernel source tree exists and matches
+# its inputs (the tarball and patches/1..K).
+#
+# The tarball is extracted once into build/src/linux and never touched again.
+# A stage tree is a hard-link copy of it (seconds, almost no disk) with the
+# stage's patches applied. patch(1) writes each changed file anew and renames
+# it into place, so a patched file stops sharing its inode with the pristine
+# tree and the pristine copy stays clean.
+#
+# Every tree is built under a temporary name and renamed only once complete,
+# and its stamp (the fingerprint of its inputs) is written last: an
+# interrupted run leaves nothing a later run could mistake for finished.
+. "$(dirname "$0")/lib.sh"
+
+k=${1:?usage: tree.sh STAGE}
+valid_stage "$k" || die "unknown stage '$k' (stages: $(stages | tr '\n' ' '))"
+
+extract_pristine() {
+	key=$(tarball_key)
+	[ -f "$PRISTINE.stamp" ] && [ "$(cat "$PRISTINE.stamp")" = "$key" ] && return 0
+	mkdir -p "$BUILD/src"
+	rm -rf "$PRISTINE" "$PRISTINE.tmp" "$PRISTINE.stamp"
+	mkdir "$PRISTINE.tmp"
+	run_logged "$BUILD/src/extract.log" "extracting $TARBALL" \
+		tar -xJf "$TARBALL" -C "$PRISTINE.tmp" --strip-components=1
+	mv "$PRISTINE.tmp" "$PRISTINE"
+	echo "$key" > "$PRISTINE.stamp"
+}
+
+# apply_patches DIR: apply stage k's patches to DIR; stop at the first that
+# does not apply cleanly, naming it and showing the rejected hunks.
+apply_patches() {
+	for p in $(stage_patches "$k"); do
+		name=${p#"$TOP"/}
+		log=$1.patch.log
+		# --fuzz=0: a hunk that only applies with fuzz no longer matches
+		# this tree (a moved line is fine, a changed context line is not).
+		if ! patch -p1 -d "$1" --fuzz=0 --no-backup-if-mismatch \
+		       --reject-file="$1.rej" < "$p" > "$log" 2>&1; then
+			cat "$log" >&2
+			[ -f "$1.rej" ] && { echo "--- rejected hunks:" >&2; cat "$1.rej" >&2; }
+			ver=$(sed -n 's/^SUBLEVEL = /6.1./p' "$PRISTINE/Makefile")
+			die "stage $k: patch $name does not apply to linux $ver without fuzz. Refresh it against this tree, or install the linux-source-6.1 the series was made for."
+		fi
+	done
+}
+
+extract_pristine
+[ "$k" = 0 ] && exit 0
+
+dir=$(stage_dir "$k")
+key=$(tree_key "$k")
+[ -f "$dir/src.stamp" ] && [ "$(cat "$dir/src.stamp")" = "$key" ] && exit 0
+
+mkdir -p "$dir"
+rm -rf "$dir/src" "$dir/src.tmp" "$dir/src.stamp"
+say "stage $k: hard-link copy of the pristine tree, then $(stage_patches "$k" | wc -l) patch(es)"
+cp -al "$PRISTINE" "$dir/src.tmp"
+apply_patches "$dir/src.tmp"
+mv "$dir/src.tmp" "$dir/src"
+echo "$key" > "$dir/src.stamp"
