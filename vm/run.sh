@@ -46,7 +46,10 @@ vm_start() {
 	append="console=ttyS0 panic=-1"
 	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
 
-	set -- qemu-system-i386 -M pc -accel "$ACCEL" -smp "$CPUS" -m "$MEM" \
+	# One CPU per socket: without ACPI the kernel finds CPUs in SeaBIOS's
+	# MP table, which lists only the first CPU of each socket; QEMU's
+	# default topology (all cores in one socket) would leave CPU 1 unseen.
+	set -- qemu-system-i386 -M pc -accel "$ACCEL" -smp "$CPUS,sockets=$CPUS" -m "$MEM" \
 		-nic none -display none -no-reboot \
 		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$BUILD/initramfs.cpio" \
 		-append "$append" \

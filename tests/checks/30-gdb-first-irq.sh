@@ -20,7 +20,7 @@ echo "$out" >&2
 get() { echo "$out" | sed -n "s/^$1=//p"; }
 irq=$(get irq) vector=$(get vector) desc=$(get desc) table=$(get vector_irq_desc)
 
-if [ -n "$irq" ] && echo "$out" | grep -q 'in __handle_irq'; then
+if [ -n "$irq" ] && echo "$out" | grep -q 'Breakpoint 1, __handle_irq '; then
 	ok "gdb attaches to a halted stage-0 guest and stops in __handle_irq (IRQ $irq, CPU $(get cpu))"
 else
 	not_ok "gdb attaches to a halted stage-0 guest and stops in __handle_irq"

@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/bench.sh: measure the lab machine's time budgets (make bench).
+#
+#   cold make lab N=0 to the lab's stop   <= 240 s  (empty build cache)
+#   warm make lab N=0 to the lab's stop   <=   5 s
+#   boot to the ready marker under TCG     <=   2 s
+#   warm make check                        <=  60 s  (stage 0 only)
+#
+# The cold run uses a build cache of its own (build/bench/cold), so the
+# learner's cache is left alone; COLD=0 skips it. Results go to stdout and
+# build/bench/results.txt.
+. "$(dirname "$0")/../vm/lib.sh"
+. "$TOP/vm/run.sh"
+
+out=$BUILD/bench
+mkdir -p "$out"
+now() { date +%s.%N; }
+secs() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+row() { printf '%-44s %10s s   (budget %s s)\n' "$1" "$2" "$3" | tee -a "$out/results.txt"; }
+
+# lab_to_stop BUILD: seconds from `make lab N=0` to gdb stopped at the lab's
+# first stop; gdb is then told to quit.
+lab_to_stop() {
+	log=$out/lab.log
+	rm -f "$log" "$out/stdin"
+	mkfifo "$out/stdin"
+	t0=$(now)
+	make -s -C "$TOP" lab N=0 BUILD="$1" < "$out/stdin" > "$log" 2>&1 &
+	pid=$!
+	exec 8> "$out/stdin"
+	until grep -q '==== Lab 0' "$log"; do
+		kill -0 $pid 2>/dev/null || { cat "$log" >&2; die "make lab failed"; }
+		sleep 0.05
+	done
+	t1=$(now)
+	echo quit >&8
+	exec 8>&-
+	wait $pid || true
+	rm -f "$out/stdin"
+	secs "$t0" "$t1"
+}
+
+: > "$out/results.txt"
+echo "bench on $(date -u +%F), $(nproc) cores, $(qemu-system-i386 --version | head -n 1)" | tee -a "$out/results.txt"
+
+if [ "${COLD:-1}" = 1 ]; then
+	rm -rf "$out/cold"
+	row "cold make lab N=0 (empty cache) to stop" "$(lab_to_stop "$out/cold")" 240
+	rm -rf "$out/cold"
+fi
+
+make -s -C "$TOP" kernel initramfs N=0 >&2
+row "warm make lab N=0 to stop" "$(lab_to_stop "$BUILD")" 5
+
+best=
+for i in 1 2 3 4 5; do
+	t0=$(now)
+	vm_start 0 running exit
+	vm_wait_for "$READY_MARKER"
+	t=$(secs "$t0" "$(now)")
+	vm_wait_exit
+	[ -n "$best" ] && [ "$(echo "$t > $best" | bc)" = 1 ] || best=$t
+	all="${all:-}$t "
+done
+row "boot to ready marker (best of 5: $all)" "$best" 2
+
+t0=$(now)
+make -s -C "$TOP" check > "$out/check.log" 2>&1 || echo "make check failed: $out/check.log" >&2
+row "warm make check ($(tail -n 1 "$out/check.log"))" "$(secs "$t0" "$(now)")" 60
