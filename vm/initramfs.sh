@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 out=${1:?usage: initramfs.sh OUT}
+build_lock
 work=$out.d
 busybox=$BUILD/deps/busybox/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"

@@ -9,6 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 
 k=${1:?usage: kernel.sh STAGE}
+build_lock
 "$TOP/vm/tree.sh" "$k"
 
 src=$(stage_src "$k")

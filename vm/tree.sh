@@ -46,6 +46,7 @@ apply_patches() {
 	done
 }
 
+build_lock
 extract_pristine
 [ "$k" = 0 ] && exit 0
 

@@ -16,7 +16,8 @@ echo Stopped in __handle_irq(), the first device interrupt of the boot.\n
 echo Try:\n
 echo \  bt                        the path from the interrupt entry to here\n
 echo \  p desc->irq_data.irq      the IRQ (0 is the PIT timer)\n
-echo \  p regs->orig_ax           the vector it came in on (~vector)\n
+echo \  frame function common_interrupt\n
+echo \  p/d (u8) error_code        the vector it came in on (48 is IRQ 0)\n
 echo \  p $sp                     the stack pointer, before the IRQ-stack switch\n
 echo \  p $lx_current().comm      the task this interrupt landed on\n
 echo \  info threads              one thread per CPU\n
