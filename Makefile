@@ -56,7 +56,8 @@ $(BUSYBOX):
 	@vm/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/init vm/initramfs.sh $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) $(BUSYBOX)
+$(INITRAMFS): vm/init vm/initramfs.sh $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
+		$(wildcard tests/guest/*.sh) $(BUSYBOX)
 	@vm/initramfs.sh $@
 	@echo "[make] initramfs: $@"
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # vm/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
 # busybox-static:i386 with its applet links, vm/init, the C guest programs
-# from vm/guest/ (gcc -m32 -static), and each lab's guest script as
-# /labs/N/guest.sh. The archive is made with the kernel's own
+# from vm/guest/ (gcc -m32 -static), each lab's guest script as
+# /labs/N/guest.sh, and the checks' guest scripts as /tests/NAME.sh. The archive is made with the kernel's own
 # gen_init_cpio, which can create /dev/console without root.
 . "$(dirname "$0")/lib.sh"
 
@@ -38,6 +38,10 @@ done
 		lab=$(basename "$(dirname "$g")")
 		echo "dir /labs/$lab 0755 0 0"
 		echo "file /labs/$lab/guest.sh $g 0755 0 0"
+	done
+	echo "dir /tests 0755 0 0"
+	for g in "$TOP"/tests/guest/*.sh; do
+		echo "file /tests/$(basename "$g") $g 0755 0 0"
 	done
 } > "$work/list"
 

@@ -24,12 +24,8 @@ fi
 rm -f "$obj/kernel.stamp"
 mkdir -p "$obj"
 
-# ccache, shared by all stages: paths under BUILD are hashed relative to the
-# compiler's directory, so a file a patch did not touch compiles once for
-# every stage.
-export CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1
 # LOCALVERSION puts the stage into uname -r, so a guest says which it is.
-kmake() { make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" LOCALVERSION=-stage"$k" "$@"; }
+kmake() { kernel_make "$src" "$obj" LOCALVERSION=-stage"$k" "$@"; }
 
 configure() {
 	kmake tinyconfig

@@ -1,0 +1,51 @@
+# The patch series itself: every patch passes the tree's checkpatch.pl
+# (no errors; warnings only where the commit message explains them) and
+# applies to the pristine tree, in order, exactly (no fuzz, no offset).
+# Stage 2 must end where 6.1 is: every file the series touches is the same
+# in stage 2's tree as in the pristine one.
+. "$TOP/vm/lib.sh"
+. "$TOP/tests/lib.sh"
+
+last=$(stages | tail -n 1)
+[ "$last" != 0 ] || { not_ok "patches/ holds a patch series"; exit 0; }
+
+for p in $(stage_patches "$last"); do
+	name=${p#"$TOP"/patches/}
+	out=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --no-color "$p" 2>&1 || true)
+	echo "$out" >&2
+	errors=$(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings.*/\1/p')
+	warnings=$(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings.*/\2/p')
+	if [ "$errors" = 0 ] && { [ "$warnings" = 0 ] || grep -q '^checkpatch.pl warns' "$p"; }; then
+		ok "checkpatch: $name ($errors errors, $warnings warnings)"
+	else
+		not_ok "checkpatch: $name (${errors:-?} errors, ${warnings:-?} warnings)"
+	fi
+done
+
+tree=$BUILD/check/series-tree
+rm -rf "$tree"
+cp -al "$PRISTINE" "$tree"
+for p in $(stage_patches "$last"); do
+	name=${p#"$TOP"/patches/}
+	out=$(patch -p1 -d "$tree" --fuzz=0 --no-backup-if-mismatch -r - < "$p" 2>&1) || true
+	echo "$name: $out" >&2
+	if echo "$out" | grep -Eq 'FAILED|fuzz|offset|malformed|Reversed'; then
+		not_ok "applies exactly: $name"
+	else
+		ok "applies exactly (no fuzz, no offset): $name"
+	fi
+done
+rm -rf "$tree"
+
+if valid_stage 2; then
+	files=$(cat $(stage_patches 2) | sed -n 's|^+++ b/||p' | sort -u)
+	differ=
+	for f in $files; do
+		cmp -s "$PRISTINE/$f" "$(stage_src 2)/$f" || differ="$differ $f"
+	done
+	if [ -z "$differ" ]; then
+		ok "stage 2 ends at 6.1: the $(echo "$files" | wc -w) files the series touches equal the pristine tree"
+	else
+		not_ok "stage 2 ends at 6.1 (differs:$differ)"
+	fi
+fi

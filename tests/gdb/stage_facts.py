@@ -1,0 +1,90 @@
+# Collect raw facts about a running guest's stacks, for tests/checks/60-*.
+# Sourced by gdb in batch mode after it attached; prints "fact ..." lines
+# and leaves all judging to the shell check, which knows what each stage
+# should show. Plain gdb expressions and the kernel's own scripts/gdb
+# helpers only: nothing from gdb-scripts/, which these facts must be able
+# to test.
+import gdb
+from linux import tasks
+
+MAX_HITS = 400
+
+
+def val(expr):
+    return int(gdb.parse_and_eval(expr))
+
+
+def per_cpu(name, cpu):
+    """Per-CPU pointer variable NAME on CPU, or None if the kernel lacks it."""
+    try:
+        return int(gdb.parse_and_eval('$lx_per_cpu("%s", %d)' % (name, cpu)))
+    except gdb.error:
+        return None
+
+
+def fmt(v):
+    return 'none' if v is None else '%#x' % v
+
+
+def report(kind, cpu):
+    cur = gdb.parse_and_eval('$lx_current(%d)' % cpu)
+    hard = per_cpu('hardirq_stack_ptr', cpu)
+    soft = per_cpu('softirq_stack_ptr', cpu)
+    own = hard if kind == 'hardirq' else soft
+    saved = None if own is None else val('*(unsigned long *)%d' % own)
+    print('fact %s cpu=%d sp=%#x task_stack=%#x pid=%d comm=%s '
+          'hardirq=%s softirq=%s saved_esp=%s' % (
+              kind, cpu, val('$sp'), int(cur['stack']), int(cur['pid']),
+              cur['comm'].string(), fmt(hard), fmt(soft), fmt(saved)))
+
+
+def stop_in(location, cpu, accept):
+    """Continue until LOCATION is hit on CPU in a context ACCEPT likes."""
+    bp = gdb.Breakpoint(location, internal=True)
+    bp.condition = '$_thread == %d' % (cpu + 1)
+    try:
+        for _ in range(MAX_HITS):
+            gdb.execute('continue', to_string=True)
+            if accept(cpu):
+                return True
+        return False
+    finally:
+        bp.delete()
+
+
+def interrupted_task_code(cpu):
+    # An interrupt from user mode finds the task stack empty, and 6.1 does
+    # not switch stacks for it; one that arrives during softirq processing
+    # interrupts the softirq stack. Only kernel-mode interruptions of the
+    # task's own stack tell the stages apart: the pt_regs that the entry
+    # code pushed (__irq_regs) must lie in the current task's stack.
+    regs = per_cpu('__irq_regs', cpu)
+    if val('((struct pt_regs *)%d)->cs' % regs) & 3:
+        return False
+    stack = int(gdb.parse_and_eval('$lx_current(%d)' % cpu)['stack'])
+    return stack <= regs < stack + val('sizeof(init_stack)')
+
+
+def not_ksoftirqd(cpu):
+    # ksoftirqd runs softirqs in task context, on its own stack, at every
+    # stage: only softirqs run on the way out of an interrupt count.
+    comm = gdb.parse_and_eval('$lx_current(%d)' % cpu)['comm'].string()
+    return not comm.startswith('ksoftirqd')
+
+
+for t in tasks.task_lists():
+    print('fact task pid=%d comm=%s stack=%#x sp0=%#x' % (
+        int(t['pid']), t['comm'].string(), int(t['stack']),
+        int(t['thread']['sp0'])))
+
+ncpus = int(gdb.parse_and_eval('nr_cpu_ids'))
+print('fact cpus=%d' % ncpus)
+for cpu in range(ncpus):
+    if stop_in('serial8250_interrupt', cpu, interrupted_task_code):
+        report('hardirq', cpu)
+    else:
+        print('fact hardirq cpu=%d not-seen' % cpu)
+    if stop_in('__do_softirq', cpu, not_ksoftirqd):
+        report('softirq', cpu)
+    else:
+        print('fact softirq cpu=%d not-seen' % cpu)

@@ -1,0 +1,16 @@
+# Guest workload for the stack checks: keep device interrupts and softirqs
+# coming on every CPU until the host ends the run.
+#
+# The serial port's interrupt (IRQ 4) is steered to each CPU in turn, and a
+# writer pinned to that CPU prints lines, so the UART's transmit interrupts
+# land there. Each round forks and reaps a process on that CPU, which
+# feeds RCU callbacks and so softirqs.
+echo "irq-load: $(nproc) CPUs"
+n=$(nproc)
+cpu=0
+while :; do
+	mask=$((1 << cpu))
+	echo "$mask" > /proc/irq/4/smp_affinity
+	taskset "$mask" sh -c "i=0; while [ \$i -lt 40 ]; do echo irq-load cpu$cpu \$i; i=\$((i + 1)); done"
+	cpu=$(( (cpu + 1) % n ))
+done
