@@ -22,12 +22,18 @@ def per_cpu(name, cpu):
         return None
 
 
+def current(cpu):
+    # The kernel's $lx_current() only knows x86-64 ("x86" in the gdb
+    # architecture name); on i386 read the per-CPU current_task directly.
+    return gdb.parse_and_eval('$lx_per_cpu("current_task", %d)' % cpu).dereference()
+
+
 def fmt(v):
     return 'none' if v is None else '%#x' % v
 
 
 def report(kind, cpu):
-    cur = gdb.parse_and_eval('$lx_current(%d)' % cpu)
+    cur = current(cpu)
     hard = per_cpu('hardirq_stack_ptr', cpu)
     soft = per_cpu('softirq_stack_ptr', cpu)
     own = hard if kind == 'hardirq' else soft
@@ -61,14 +67,14 @@ def interrupted_task_code(cpu):
     regs = per_cpu('__irq_regs', cpu)
     if val('((struct pt_regs *)%d)->cs' % regs) & 3:
         return False
-    stack = int(gdb.parse_and_eval('$lx_current(%d)' % cpu)['stack'])
+    stack = int(current(cpu)['stack'])
     return stack <= regs < stack + val('sizeof(init_stack)')
 
 
 def not_ksoftirqd(cpu):
     # ksoftirqd runs softirqs in task context, on its own stack, at every
     # stage: only softirqs run on the way out of an interrupt count.
-    comm = gdb.parse_and_eval('$lx_current(%d)' % cpu)['comm'].string()
+    comm = current(cpu)['comm'].string()
     return not comm.startswith('ksoftirqd')
 
 
