@@ -16,7 +16,7 @@ export TOP BUILD ACCEL CPUS MEM JOBS
 .NOTPARALLEL:
 .DEFAULT_GOAL := help
 
-STAGES = $(shell sh -c ". vm/lib.sh; stages")
+STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/lib.sh; stages')
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 

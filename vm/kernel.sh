@@ -1,6 +1,7 @@
 #!/bin/sh
 # vm/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
-# the kernel's gdb helpers) in build/stage-K/obj, unless nothing changed.
+# the kernel's gdb helpers, what M= module builds need) in
+# build/stage-K/obj, unless nothing changed.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/kernel.config and
 # this script.
@@ -51,6 +52,8 @@ verify_config() {
 
 run_logged "$obj/config.log" "stage $k: configure (tinyconfig + vm/kernel.config)" configure
 verify_config
-run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS, about 2 min cold)" \
-	kmake -j"$JOBS" bzImage scripts_gdb
+# modules_prepare: so that a module (the checks' vermagic probe, a lab's
+# module) can be built against this stage with M=.
+run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS, about 4 min cold)" \
+	kmake -j"$JOBS" bzImage scripts_gdb modules_prepare
 echo "$key" > "$obj/kernel.stamp"

@@ -55,7 +55,8 @@ vm_start() {
 		-append "$append" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-monitor "unix:$RUN/monitor.sock,server=on,wait=off" \
-		-pidfile "$RUN/qemu.pid"
+		-pidfile "$RUN/qemu.pid" \
+		-D "$RUN/qemu-debug.log" -d cpu_reset,guest_errors
 	[ "$mode" = halted ] && set -- "$@" -S
 	if [ "$mode" = console ]; then
 		# mux=on gives the Ctrl-A escapes (Ctrl-A X quits); signal=off
@@ -98,14 +99,18 @@ vm_start() {
 	die "no free gdb port found after 5 tries"
 }
 
-# _vm_watch OWNER QEMU: a detached watcher that kills QEMU once OWNER is gone.
+# _vm_watch OWNER QEMU: a detached watcher that kills QEMU once OWNER is
+# gone. It kills only a process whose command line names this run's
+# folder: once QEMU has exited, its PID may belong to anything.
 _vm_watch() {
 	(
 		trap '' INT HUP
 		while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do
 			sleep 1
 		done
-		kill "$2" 2>/dev/null
+		if tr '\0' ' ' < "/proc/$2/cmdline" 2>/dev/null | grep -qF "$RUN/qemu.pid"; then
+			kill "$2"
+		fi
 	) > /dev/null 2>&1 &
 }
 
@@ -130,6 +135,12 @@ vm_wait_for() {
 # vm_explain WHAT: say what went wrong, with the reason the serial log gives.
 vm_explain() {
 	printf '%s: %s\n' "${0##*/}" "$1" >&2
+	# cpu_reset logging: a triple fault (a fault while handling a double
+	# fault: a blown stack, say) resets the CPU, and -no-reboot ends QEMU
+	# without a word from the kernel.
+	if grep -q 'Triple fault' "$RUN/qemu-debug.log" 2>/dev/null; then
+		printf '  the guest CPU triple-faulted (see %s)\n' "$RUN/qemu-debug.log" >&2
+	fi
 	if grep -q 'Kernel panic' "$RUN/serial.log" 2>/dev/null; then
 		printf '  the kernel panicked:\n' >&2
 		grep -A3 'Kernel panic' "$RUN/serial.log" | head -n 4 | sed 's/^/    /' >&2

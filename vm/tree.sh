@@ -41,6 +41,7 @@ apply_patches() {
 			cat "$log" >&2
 			[ -f "$1.rej" ] && { echo "--- rejected hunks:" >&2; cat "$1.rej" >&2; }
 			ver=$(sed -n 's/^SUBLEVEL = /6.1./p' "$PRISTINE/Makefile")
+			rm -rf "$1" "$1.rej"
 			die "stage $k: patch $name does not apply to linux $ver without fuzz. Refresh it against this tree, or install the linux-source-6.1 the series was made for."
 		fi
 	done

@@ -1,7 +1,6 @@
 # Stack use per stage, as the kernel itself reports it after a boot and a
 # short workload (tests/guest/stack-usage.sh): the smallest "bytes left" of
-# DEBUG_STACK_USAGE, the ftrace stack tracer's stack_max_size, and
-# KernelStack per thread. The figures go to build/check/stack-usage.txt;
+# DEBUG_STACK_USAGE, and KernelStack per thread. The figures go to build/check/stack-usage.txt;
 # the checks hold them against the stage's THREAD_SIZE:
 #  - KernelStack divided by the stacks it counts (every thread in /proc,
 #    plus the idle threads of the other CPUs; the boot CPU's idle stack is
@@ -14,7 +13,7 @@
 trap 'vm_stop' EXIT
 
 table=$BUILD/check/stack-usage.txt
-printf '%-6s %-12s %-18s %-16s %s\n' stage THREAD_SIZE "least bytes left" stack_max_size "KernelStack (threads)" > "$table"
+printf '%-6s %-12s %-17s %-14s %s\n' stage THREAD_SIZE "least bytes left" "deepest use" "KernelStack (threads)" > "$table"
 
 for k in $(stages); do
 	ts=$(if [ "$k" -ge 3 ]; then echo 4096; else echo 8192; fi)
@@ -27,12 +26,11 @@ for k in $(stages); do
 	vm_wait_exit
 	log=$RUN/serial.log
 	left=$(sed -n 's/.*used greatest stack depth: \([0-9]*\) bytes left.*/\1/p' "$log" | sort -n | head -n 1)
-	max=$(sed -n 's/^stack-usage: stack_max_size \([0-9]*\).*/\1/p' "$log")
 	set -- $(sed -n 's/^stack-usage: KernelStack \([0-9]*\) kB threads \([0-9]*\) cpus \([0-9]*\).*/\1 \2 \3/p' "$log")
 	kb=${1:-0} threads=${2:-0} cpus=${3:-1}
 	stacks=$((threads + cpus - 1))
-	printf '%-6s %-12s %-18s %-16s %s\n' "$k" "$ts" "${left:-none}" "${max:-none}" "$kb kB ($threads)" >> "$table"
-	echo "stage $k: least bytes left $left, stack_max_size $max, KernelStack $kb kB for $stacks stacks" >&2
+	printf '%-6s %-12s %-17s %-14s %s\n' "$k" "$ts" "${left:-none}" "$((ts - ${left:-ts}))" "$kb kB ($threads)" >> "$table"
+	echo "stage $k: least bytes left $left, KernelStack $kb kB for $stacks stacks" >&2
 
 	per=$(( (kb * 1024 + stacks * 512) / (stacks > 0 ? stacks : 1) / 1024 ))
 	if [ "$GUEST_STATUS" = 0 ] && [ "$per" = $((ts / 1024)) ]; then

@@ -9,12 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/io.h>
+#include <termios.h>
+#include <unistd.h>
 
 #define DEBUG_EXIT_PORT 0xf4
 
 int main(int argc, char **argv)
 {
 	int status = argc > 1 ? atoi(argv[1]) : 0;
+
+	/*
+	 * Lines written to the serial console may still sit in the tty
+	 * buffer or the UART: wait until they are sent, or the host would
+	 * never see the last of them (KSTACK-DONE, say).
+	 */
+	tcdrain(STDOUT_FILENO);
 
 	if (ioperm(DEBUG_EXIT_PORT, 4, 1) != 0) {
 		perror("qemu-exit: ioperm");
