@@ -7,8 +7,12 @@
 # installed on the host for it.
 . "$(dirname "$0")/lib.sh"
 
+# The issue's list, plus what the scripts call that a minimal Debian may
+# lack: patch (stage trees), xz-utils (the tarball), perl (checkpatch.pl),
+# procps (pgrep), binutils (strings).
 PACKAGES="linux-source-6.1 qemu-system-x86 gdb gcc gcc-multilib make flex bison
-bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor"
+bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch xz-utils perl
+procps binutils"
 BUSYBOX=$BUILD/deps/busybox/bin/busybox
 
 missing_packages() {

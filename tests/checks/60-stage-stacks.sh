@@ -38,8 +38,10 @@ for k in $(stages); do
 	echo "stage $k facts:" >&2
 	echo "$facts" >&2
 
-	# THREAD_SIZE from every task but the boot CPU's idle task (pid 0).
-	sizes=$(echo "$facts" | grep '^fact task ' | grep -v ' pid=0 ' | while read -r line; do
+	# THREAD_SIZE from every task but the boot CPU's idle task (pid 0) and
+	# tasks that have exited: their stack is already freed (stack=0x0)
+	# while they wait on the task list to be reaped.
+	sizes=$(echo "$facts" | grep '^fact task ' | grep -v -e ' pid=0 ' -e ' stack=0x0 ' | while read -r line; do
 		echo $(( $(field "$line" sp0) - $(field "$line" stack) + pad ))
 	done | sort -u | tr '\n' ' ')
 	if [ "$sizes" = "$ts " ]; then
