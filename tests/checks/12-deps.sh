@@ -1,0 +1,28 @@
+# make deps: with everything present it does nothing, quickly; run by a
+# user who is not root while a package is missing, it prints the exact
+# sudo line and stops (the missing package is a made-up name added with
+# KSTACK_EXTRA_PACKAGES, so nothing is ever installed).
+. "$TOP/vm/lib.sh"
+. "$TOP/tests/lib.sh"
+
+t0=$(date +%s%N)
+out=$("$TOP/vm/deps.sh" 2>&1) && rc=0 || rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $rc = 0 ] && [ -z "$out" ] && [ $ms -lt 1000 ]; then
+	ok "make deps with everything present does nothing ($ms ms)"
+else
+	not_ok "make deps with everything present does nothing within 1 s (exit $rc, $ms ms: $out)"
+fi
+
+if [ "$(id -u)" = 0 ]; then
+	as_user() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+else
+	as_user() { "$@"; }
+fi
+out=$(as_user env KSTACK_EXTRA_PACKAGES=kstack-no-such-package "$TOP/vm/deps.sh" 2>&1) && rc=0 || rc=$?
+echo "$out" >&2
+if [ $rc != 0 ] && echo "$out" | grep -qx '    sudo apt-get install kstack-no-such-package'; then
+	ok "a missing package, not root: the exact sudo apt-get line, and a stop"
+else
+	not_ok "a missing package, not root: the exact sudo apt-get line, and a stop (exit $rc)"
+fi
