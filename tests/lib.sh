@@ -18,3 +18,39 @@ gdb_batch() {
 	timeout -k 5 "${3:-60}" sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1; vm_gdb "$2" -batch -x "$3"' \
 		gdb_batch "$GDB_PORT" "$1" "$2" < /dev/null
 }
+
+# gone_within PID SECONDS: wait for a process to end.
+gone_within() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 10)) ] || return 1
+		sleep 0.1
+	done
+}
+
+# open_lab NAME FD: start labs/lab.sh 0 as a learner would, its stdin a
+# fifo held open on FD (so gdb waits for commands; close FD to end it), and
+# wait for gdb to reach the lab's stop. Sets LAB (its pid), QEMU, GDB and
+# PORT.
+open_lab() {
+	log=$BUILD/check/lab0-$1.log
+	mkfifo "$log.stdin"
+	"$TOP/labs/lab.sh" 0 < "$log.stdin" > "$log" 2>&1 &
+	LAB=$!
+	eval "exec $2> \"\$log.stdin\""
+	rm -f "$log.stdin"
+	i=0
+	until grep -q '==== Lab 0' "$log"; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 $LAB 2>/dev/null; then
+			cat "$log" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	QEMU=$(cat "$BUILD/run/0-$LAB/qemu.pid")
+	GDB=$(pgrep -P $LAB -x gdb)
+	PORT=$(cat "$BUILD/run/0-$LAB/gdb.port")
+	echo "$1: lab.sh $LAB, gdb $GDB, qemu $QEMU, port $PORT" >&2
+}
