@@ -4,4 +4,15 @@
 import os
 import sys
 
+import gdb
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+try:
+    import linux  # noqa: F401  (the kernel's helpers, from vmlinux-gdb.py)
+except ImportError:
+    gdb.write('gdb-scripts: the kernel\'s lx-* helpers are not loaded '
+              '(is vmlinux-gdb.py next to vmlinux, and its folder in the '
+              'auto-load safe path?); ks- commands are off.\n')
+else:
+    import kstack  # noqa: F401

@@ -21,6 +21,7 @@ echo \  p/d (u8) error_code        the vector it came in on (48 is IRQ 0)\n
 echo \  p $sp                     the stack pointer, before the IRQ-stack switch\n
 echo \  p $lx_per_cpu("current_task")->comm\n
 echo \                            the task this interrupt landed on\n
+echo \  ks-where                  which stack this CPU is on (help ks-where)\n
 echo \  info threads              one thread per CPU\n
 echo \  lx-dmesg                  the kernel log so far\n
 echo \  continue                  on to the next device interrupt\n

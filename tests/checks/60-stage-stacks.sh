@@ -11,7 +11,8 @@
 # its stack. The stack $sp is on is found from raw addresses: the task's
 # stack pointer and the per-CPU hardirq/softirq stack pointers. Where a stage
 # has IRQ stacks, the esp saved at the bottom word of the IRQ stack must
-# point back into the interrupted task's stack.
+# point back into the interrupted task's stack. The project's ks-where
+# (gdb-scripts/) must name the same stack as these raw facts.
 . "$TOP/vm/lib.sh"
 . "$TOP/vm/run.sh"
 . "$TOP/tests/lib.sh"
@@ -73,6 +74,20 @@ for k in $(stages); do
 				else
 					not_ok "$what the interrupted task's stack $task (sp $sp, $kind stack $own)"
 				fi
+			fi
+			# gdb-scripts' ks-where must name the same stack, with the
+			# same base.
+			says=$(echo "$facts" | grep "^fact ks-where $kind cpu=$cpu: " | sed 's/^[^:]*: //' | tr '\n' ' ')
+			if has_irq_stacks "$k"; then
+				want="CPU $cpu's $kind stack" base=$own
+			else
+				want="the task stack of pid $(field "$line" pid) " base=$task
+			fi
+			if [ -n "$sp" ] && echo "$says" | grep -qF "is on $want" \
+			   && echo "$says" | grep -q "area $base-"; then
+				ok "stage $k: ks-where on CPU $cpu at the $kind handler says: ${want% }"
+			else
+				not_ok "stage $k: ks-where on CPU $cpu at the $kind handler says '$want' at $base (it said: $says)"
 			fi
 			cpu=$((cpu + 1))
 		done

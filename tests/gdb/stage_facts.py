@@ -1,9 +1,10 @@
 # Collect raw facts about a running guest's stacks, for tests/checks/60-*.
 # Sourced by gdb in batch mode after it attached; prints "fact ..." lines
 # and leaves all judging to the shell check, which knows what each stage
-# should show. Plain gdb expressions and the kernel's own scripts/gdb
-# helpers only: nothing from gdb-scripts/, which these facts must be able
-# to test.
+# should show. The facts come from plain gdb expressions and the kernel's
+# own scripts/gdb helpers only, never from gdb-scripts/, whose output they
+# must be able to test; that output is printed beside them as "fact
+# ks-where" lines.
 import gdb
 from linux import tasks
 
@@ -42,6 +43,11 @@ def report(kind, cpu):
           'hardirq=%s softirq=%s saved_esp=%s' % (
               kind, cpu, val('$sp'), int(cur['stack']), int(cur['pid']),
               cur['comm'].string(), fmt(hard), fmt(soft), fmt(saved)))
+    # What the project's ks-where says here, for the checks to hold against
+    # the raw facts above (the one use of gdb-scripts/ in this file).
+    for line in gdb.execute('ks-where %d' % cpu, to_string=True).splitlines():
+        if line.startswith('CPU ') or line.startswith('  area '):
+            print('fact ks-where %s cpu=%d: %s' % (kind, cpu, line.strip()))
 
 
 def stop_in(location, cpu, accept):
