@@ -61,8 +61,13 @@ def irq_stack(kind, cpu):
 def sp_of(cpu):
     """$sp of CPU (gdb thread cpu + 1 under QEMU's gdbstub)."""
     selected = gdb.selected_thread()
+    for thread in gdb.selected_inferior().threads():
+        if thread.num == cpu + 1:
+            break
+    else:
+        raise KstackError('no gdb thread for CPU %d' % cpu)
     try:
-        gdb.execute('thread %d' % (cpu + 1), to_string=True)
+        thread.switch()      # unlike the "thread" command, prints nothing
         return int(gdb.parse_and_eval('$sp')) & 0xffffffff
     finally:
         if selected is not None:

@@ -22,6 +22,7 @@ echo \  p $sp                     the stack pointer, before the IRQ-stack switch
 echo \  p $lx_per_cpu("current_task")->comm\n
 echo \                            the task this interrupt landed on\n
 echo \  ks-where                  which stack this CPU is on (help ks-where)\n
+echo \  ks-irqstacks              every CPU's hardirq and softirq stacks\n
 echo \  info threads              one thread per CPU\n
 echo \  lx-dmesg                  the kernel log so far\n
 echo \  continue                  on to the next device interrupt\n

@@ -11,8 +11,8 @@
 # its stack. The stack $sp is on is found from raw addresses: the task's
 # stack pointer and the per-CPU hardirq/softirq stack pointers. Where a stage
 # has IRQ stacks, the esp saved at the bottom word of the IRQ stack must
-# point back into the interrupted task's stack. The project's ks-where
-# (gdb-scripts/) must name the same stack as these raw facts.
+# point back into the interrupted task's stack. The project's ks-where and
+# ks-irqstacks (gdb-scripts/) must report what these raw facts show.
 . "$TOP/vm/lib.sh"
 . "$TOP/vm/run.sh"
 . "$TOP/tests/lib.sh"
@@ -88,6 +88,21 @@ for k in $(stages); do
 				ok "stage $k: ks-where on CPU $cpu at the $kind handler says: ${want% }"
 			else
 				not_ok "stage $k: ks-where on CPU $cpu at the $kind handler says '$want' at $base (it said: $says)"
+			fi
+			# ks-irqstacks, listed at the same stop, must show this
+			# CPU on its stack, with the saved esp read raw above.
+			rows=$(echo "$facts" | grep "^fact ks-irqstacks $kind cpu=$cpu: " | sed 's/^[^:]*: //')
+			if has_irq_stacks "$k"; then
+				row="$cpu $kind $own-$(printf '%#x' $((own + ts))) yes $saved "
+				what="ks-irqstacks lists CPU $cpu on its $kind stack with saved esp $saved"
+			else
+				row="This stage has no IRQ stacks"
+				what="ks-irqstacks says the stage has no IRQ stacks"
+			fi
+			if [ -n "$sp" ] && echo "$rows" | tr -s ' ' | grep -qF "$row"; then
+				ok "stage $k: $what"
+			else
+				not_ok "stage $k: $what (wanted '$row' in: $rows)"
 			fi
 			cpu=$((cpu + 1))
 		done

@@ -48,6 +48,8 @@ def report(kind, cpu):
     for line in gdb.execute('ks-where %d' % cpu, to_string=True).splitlines():
         if line.startswith('CPU ') or line.startswith('  area '):
             print('fact ks-where %s cpu=%d: %s' % (kind, cpu, line.strip()))
+    for line in gdb.execute('ks-irqstacks', to_string=True).splitlines():
+        print('fact ks-irqstacks %s cpu=%d: %s' % (kind, cpu, line.strip()))
 
 
 def stop_in(location, cpu, accept):
