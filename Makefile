@@ -35,7 +35,7 @@ help:
 	@echo 'make bench       measure the budgets: cold/warm lab, boot, warm check'
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
-	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS'
+	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS, and CHECKS=regex for make check'
 
 deps:
 	@vm/deps.sh

@@ -2,4 +2,4 @@
 # Built on the kernel's own helpers from scripts/gdb (the "linux" package,
 # loaded by vmlinux-gdb.py next to vmlinux). Each module registers its
 # commands when imported; the class docstring is the help text.
-from kstack import irqstacks, where  # noqa: F401
+from kstack import irqstacks, oldnames, where  # noqa: F401
