@@ -23,6 +23,7 @@ echo \  p $lx_per_cpu("current_task")->comm\n
 echo \                            the task this interrupt landed on\n
 echo \  ks-where                  which stack this CPU is on (help ks-where)\n
 echo \  ks-irqstacks              every CPU's hardirq and softirq stacks\n
+echo \  break do_IRQ              2.6's name: stops at 6.1's common_interrupt\n
 echo \  info threads              one thread per CPU\n
 echo \  lx-dmesg                  the kernel log so far\n
 echo \  continue                  on to the next device interrupt\n
