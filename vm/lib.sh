@@ -101,11 +101,13 @@ build_lock() {
 }
 
 # kernel_make SRC OBJ ARGS...: make in a kernel tree for i386, with O=OBJ.
-# ccache pays off when a stage's tree is made again (a patch's message
-# edited, the tarball extracted anew): the files get new mtimes, make
+# ccache pays off when a stage's tree is made again (after a patch's
+# message was edited, say): the files get new mtimes, make
 # recompiles them, and ccache hands back the objects whose inputs did not
 # change (measured: about 65 s instead of about 220 s for a stage). Stages
-# do not share entries: their trees have different paths. Depend mode
+# share almost nothing: each differs from the others in its config or in
+# headers nearly every file includes (and stage 0's tree lies elsewhere,
+# so its paths differ too). Depend mode
 # takes the headers from the compiler's own -MMD output instead of running
 # the preprocessor again, and objects are stored uncompressed (about
 # 150 MB per stage): a cold stage-0 build took 202 s this way, 204 s
