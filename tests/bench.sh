@@ -17,7 +17,7 @@ out=$BUILD/bench
 mkdir -p "$out"
 now() { date +%s.%N; }
 secs() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
-row() { printf '%-44s %10s s   (budget %s s)\n' "$1" "$2" "$3" | tee -a "$out/results.txt"; }
+row() { printf '%-44s %10s s   (budget %s)\n' "$1" "$2" "$3" | tee -a "$out/results.txt"; }
 
 # lab_to_stop BUILD: seconds from `make lab N=0` to gdb stopped at the lab's
 # first stop; gdb is then told to quit.
@@ -46,12 +46,12 @@ echo "bench on $(date -u +%F), $(nproc) cores, $(qemu-system-i386 --version | he
 
 if [ "${COLD:-1}" = 1 ]; then
 	rm -rf "$out/cold"
-	row "cold make lab N=0 (empty cache) to stop" "$(lab_to_stop "$out/cold")" 240
+	row "cold make lab N=0 (empty cache) to stop" "$(lab_to_stop "$out/cold")" "240 s"
 	rm -rf "$out/cold"
 fi
 
 make -s -C "$TOP" kernel initramfs N=0 >&2
-row "warm make lab N=0 to stop" "$(lab_to_stop "$BUILD")" 5
+row "warm make lab N=0 to stop" "$(lab_to_stop "$BUILD")" "5 s"
 
 best=
 for i in 1 2 3 4 5; do
@@ -63,9 +63,9 @@ for i in 1 2 3 4 5; do
 	[ -n "$best" ] && [ "$(echo "$t > $best" | bc)" = 1 ] || best=$t
 	all="${all:-}$t "
 done
-row "boot to ready marker (best of 5: $all)" "$best" 2
+row "boot to ready marker (best of 5: $all)" "$best" "2 s"
 
 t0=$(now)
 make -s -C "$TOP" check > "$out/check.log" 2>&1 || echo "make check failed: $out/check.log" >&2
 row "warm make check, stages $(stages | tr '\n' ' ')($(tail -n 1 "$out/check.log"))" \
-	"$(secs "$t0" "$(now)")" "60 for stage 0 alone"
+	"$(secs "$t0" "$(now)")" "60 s, stage 0 alone"
