@@ -10,7 +10,7 @@ def _describe(addr, cpu):
     return area.name() if area else 'no live stack (its task exited?)'
 
 
-class KsIrqstacks(gdb.Command):
+class KsIrqstacks(stacks.Command):
     """List every CPU's hardirq and softirq stacks.
 
 Usage: ks-irqstacks
@@ -25,8 +25,7 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
     def __init__(self):
         super(KsIrqstacks, self).__init__('ks-irqstacks', gdb.COMMAND_STACK)
 
-    def invoke(self, arg, from_tty):
-        stacks.require_symbols()
+    def run(self, arg):
         if stacks.irq_stack('hardirq', 0) is None:
             gdb.write('This stage has no IRQ stacks: device interrupts and '
                       'softirqs run on the interrupted task\'s stack.\n')
@@ -42,8 +41,7 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
                               % (cpu, kind))
                     continue
                 top = base + stacks.thread_size()
-                saved = int(gdb.parse_and_eval(
-                    '*(unsigned long *)%d' % base)) & 0xffffffff
+                saved = stacks.word(base)
                 gdb.write('%-3d %-8s %#x-%#x %-4s %#-11x %s\n' % (
                     cpu, kind, base, top,
                     'yes' if base <= sp <= top else '-', saved,
@@ -63,6 +61,7 @@ for CPU, so that 2.6-era recipes such as x/4x $hardirq_ctx(0) still work."""
 
     def invoke(self, cpu):
         stacks.require_symbols()
+        stacks.require_percpu()
         base = stacks.irq_stack(self.kind, int(cpu))
         if base is None:
             raise stacks.KstackError('this stage has no %s stacks'

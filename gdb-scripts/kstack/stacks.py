@@ -1,12 +1,15 @@
 # Where the kernel's stacks are, read from the running guest.
 #
-# A stack area is (kind, base, size, owner): kind is "task", "hardirq" or
-# "softirq"; owner is the task for a task stack, the CPU for an IRQ stack.
-# Everything is read from kernel data (per-CPU pointers, task_struct.stack)
-# and from DWARF (array sizes); no address is assumed.
+# A stack area is (kind, base, size, owner): kind is "task", "hardirq",
+# "softirq", "entry" or "double-fault"; owner is the task for a task stack.
+# Everything is read from kernel data (per-CPU pointers, task_struct.stack,
+# the CPU entry area) and from DWARF (array sizes); no address is assumed.
 import gdb
 
-from linux import cpus, tasks
+try:
+    from linux import cpus, tasks   # the kernel's helpers (vmlinux-gdb.py)
+except ImportError:
+    cpus = tasks = None
 
 
 class KstackError(gdb.GdbError):
@@ -14,11 +17,74 @@ class KstackError(gdb.GdbError):
 
 
 def require_symbols():
+    if cpus is None:
+        raise KstackError('no kernel symbols: the kernel\'s lx- helpers '
+                          '(vmlinux-gdb.py) are not loaded; start gdb on '
+                          'the stage\'s vmlinux (make lab N=k does)')
     try:
         gdb.parse_and_eval('init_task')
     except gdb.error:
         raise KstackError('no kernel symbols: load the stage\'s vmlinux '
-                          '(make lab does)')
+                          '(make lab N=k does)')
+
+
+def require_percpu():
+    # Until setup_per_cpu_areas() has run, every CPU's offset is 0 and
+    # per-CPU reads see the boot-time template, not a CPU's own copy.
+    if not int(gdb.parse_and_eval('__per_cpu_offset[0]')):
+        raise KstackError('per-CPU areas are not set up yet (early boot, '
+                          'before setup_per_cpu_areas()); continue past '
+                          'start_kernel, e.g. break __handle_irq')
+
+
+class Command(gdb.Command):
+    """Base of the ks- commands: checks that there is a kernel to look at,
+    and turns unreadable memory into an explanation, not a traceback.
+    Subclasses implement run(arg)."""
+
+    def invoke(self, arg, from_tty):
+        require_symbols()
+        try:
+            require_percpu()
+            self.run(arg.strip())
+        except gdb.MemoryError as e:
+            raise KstackError('cannot read the guest\'s memory (%s): the '
+                              'kernel\'s addresses are not mapped yet (early '
+                              'boot, paging off?) or the pointer is stale'
+                              % e)
+
+
+def word(addr):
+    """The 32-bit word at ADDR in the guest."""
+    return int(gdb.parse_and_eval('*(unsigned long *)%d' % addr)) & 0xffffffff
+
+
+def symbol(pc):
+    """'function+offset' for a code address, or its hex value."""
+    text = gdb.execute('info symbol %#x' % pc, to_string=True)
+    if text.startswith('No symbol'):
+        return '%#x' % pc
+    name = text.split(' in section ')[0].strip()
+    return name.replace(' + ', '+')
+
+
+def caller(ret):
+    """'function+offset' for a return address: looked up at ret - 1, since
+    a call that never returns can be the last instruction of a function,
+    its return address the first of the next one."""
+    name = symbol(ret - 1)
+    if '+' in name:
+        fn, off = name.rsplit('+', 1)
+        return '%s+%d' % (fn, int(off, 0) + 1)
+    return name + '+1' if not name.startswith('0x') else '%#x' % ret
+
+
+def warn_line():
+    """How far above a stack's base the interrupt-entry check fires:
+    check_stack_overflow() in arch/x86/kernel/irq_32.c warns when
+    sp & (THREAD_SIZE-1) < sizeof(struct thread_info) + STACK_WARN, the
+    room 2.6 kept for thread_info at the bottom of the stack."""
+    return int(gdb.parse_and_eval('sizeof(struct thread_info)')) + stack_warn()
 
 
 def thread_size():
@@ -58,8 +124,9 @@ def irq_stack(kind, cpu):
     return _per_cpu_ptr(kind + '_stack_ptr', cpu)
 
 
-def sp_of(cpu):
-    """$sp of CPU (gdb thread cpu + 1 under QEMU's gdbstub)."""
+def regs_of(cpu, *names):
+    """Registers of CPU (gdb thread cpu + 1 under QEMU's gdbstub), e.g.
+    regs_of(0, 'sp', 'pc'), as unsigned 32-bit numbers."""
     selected = gdb.selected_thread()
     for thread in gdb.selected_inferior().threads():
         if thread.num == cpu + 1:
@@ -68,10 +135,15 @@ def sp_of(cpu):
         raise KstackError('no gdb thread for CPU %d' % cpu)
     try:
         thread.switch()      # unlike the "thread" command, prints nothing
-        return int(gdb.parse_and_eval('$sp')) & 0xffffffff
+        return [int(gdb.parse_and_eval('$' + n)) & 0xffffffff for n in names]
     finally:
         if selected is not None:
             selected.switch()
+
+
+def sp_of(cpu):
+    """$sp of CPU."""
+    return regs_of(cpu, 'sp')[0]
 
 
 def selected_cpu():
@@ -97,16 +169,39 @@ class Area:
                 int(self.owner['pid']), self.owner['comm'].string())
         return "CPU %d's %s stack" % (self.cpu, self.kind)
 
+    def short(self):
+        """A name that fits a table column."""
+        if self.kind == 'task':
+            return 'task %d %s' % (int(self.owner['pid']),
+                                   self.owner['comm'].string())
+        return '%s cpu%d' % (self.kind, self.cpu)
+
+
+def entry_areas(cpu):
+    """CPU's entry stack (where the CPU lands from user mode, sp0 of its
+    TSS) and double-fault stack (its own TSS, reached by a task gate),
+    both in the CPU entry area (arch/x86/include/asm/cpu_entry_area.h)."""
+    cea = _per_cpu_ptr('cpu_entry_area', cpu)
+    if not cea:
+        return []
+    cea = gdb.Value(cea).cast(
+        gdb.lookup_type('struct cpu_entry_area').pointer())
+    entry = cea['entry_stack_page']['stack']
+    dfs = cea['doublefault_stack']['stack']
+    return [Area('entry', int(entry.address), entry.type.sizeof, cpu=cpu),
+            Area('double-fault', int(dfs.address), dfs.type.sizeof, cpu=cpu)]
+
 
 def areas(cpu):
-    """The stack areas to look in for CPU: its IRQ stacks, then every
-    task's stack (current first)."""
+    """The stack areas to look in for CPU: its IRQ stacks, its entry and
+    double-fault stacks, then every task's stack (current first)."""
     ts = thread_size()
     found = []
     for kind in ('hardirq', 'softirq'):
         base = irq_stack(kind, cpu)
         if base:
             found.append(Area(kind, base, ts, cpu=cpu))
+    found += entry_areas(cpu)
     cur = current_task(cpu)
     found.append(Area('task', int(cur['stack']), ts, owner=cur, cpu=cpu))
     for t in tasks.task_lists():
@@ -115,8 +210,28 @@ def areas(cpu):
     return found
 
 
-def find_area(addr, cpu):
-    for area in areas(cpu):
+def find_area(addr, cpu, known=None):
+    """The area holding ADDR, looking at CPU's stacks and every task's
+    (or at KNOWN, a list from areas(), to read the task list once)."""
+    for area in known or areas(cpu):
         if area.holds(addr):
             return area
     return None
+
+
+def task_by_pid(pid):
+    for t in tasks.task_lists():
+        if int(t['pid']) == pid:
+            return t
+    raise KstackError('no task with pid %d (lx-ps lists them)' % pid)
+
+
+def parse_cpu(arg):
+    """A CPU number from a command argument; default: the selected one."""
+    try:
+        cpu = int(arg, 0) if arg else selected_cpu()
+    except ValueError:
+        raise KstackError('not a CPU number: %s' % arg)
+    if not 0 <= cpu < nr_cpus():
+        raise KstackError('no CPU %d (the guest has %d)' % (cpu, nr_cpus()))
+    return cpu

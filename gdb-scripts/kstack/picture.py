@@ -1,0 +1,71 @@
+# ks-stack-picture: a text drawing of the stack a CPU is on.
+import gdb
+
+from kstack import frames, stacks, threadinfo, usage
+
+MAX_FRAMES = 14
+RULE = '+' + '-' * 44 + '+'
+
+
+def _bottom_word(area, cpu):
+    word = stacks.word(area.base)
+    if area.kind == 'task':
+        return 'end_of_stack(): %s' % (
+            'STACK_END_MAGIC, intact' if word == threadinfo.STACK_END_MAGIC
+            else '%#x, MAGIC OVERWRITTEN' % word)
+    if area.kind in ('hardirq', 'softirq'):
+        back = stacks.find_area(word, cpu)
+        return 'saved esp %#x -> %s' % (word, back.short() if back else '?')
+    return ''
+
+
+class KsStackPicture(stacks.Command):
+    """Draw the stack a CPU is on, high addresses at the top.
+
+Usage: ks-stack-picture [CPU]    (default: the CPU of the selected thread)
+
+Shows the area's top and bottom, the frames on it (function names, by
+frame pointers, as ks-bt finds them), where $sp is, the deepest the stack
+has ever been (its high-water mark), the interrupt-entry warning line
+(sizeof(struct thread_info) + STACK_WARN above the bottom), and the bottom
+word: STACK_END_MAGIC for a task stack, the saved esp pointing back to
+the interrupted stack for an IRQ stack."""
+
+    def __init__(self):
+        super(KsStackPicture, self).__init__('ks-stack-picture',
+                                             gdb.COMMAND_STACK)
+
+    def run(self, arg):
+        cpu = stacks.parse_cpu(arg)
+        sp = stacks.sp_of(cpu)
+        area = stacks.find_area(sp, cpu)
+        if area is None:
+            raise stacks.KstackError('CPU %d: $sp %#x is on no stack '
+                                     'ks-where knows' % (cpu, sp))
+        here = [f for f in frames.walk(cpu)
+                if f.area and f.area.base == area.base]
+        rows = [(sp, '<- $sp (%d bytes used)' % (area.top - sp))]
+        for i, f in enumerate(here[:MAX_FRAMES]):
+            name = stacks.symbol(f.pc) if i == 0 else stacks.caller(f.pc)
+            rows.append((f.where, '  ' + name.split('+')[0]))
+        if len(here) > MAX_FRAMES:
+            rows.append((here[MAX_FRAMES].where, '  ... %d more frames'
+                         % (len(here) - MAX_FRAMES)))
+        if area.kind in ('task', 'hardirq', 'softirq'):
+            deepest = area.base + 4 + usage.not_used(area)
+            rows.append((deepest, '~~ deepest use so far (%d bytes)'
+                         % (area.top - deepest)))
+            warn = stacks.warn_line()
+            rows.append((area.base + warn, '- - warning line (%d above the '
+                         'bottom) - -' % warn))
+        rows.sort(key=lambda r: -r[0])
+        w = gdb.write
+        w('CPU %d is on %s (%d bytes)\n' % (cpu, area.name(), area.size))
+        w('%#010x %s top\n' % (area.top, RULE))
+        for addr, text in rows:
+            w('%#010x | %s\n' % (addr, text))
+        w('%#010x %s bottom\n' % (area.base, RULE))
+        w('           %s\n' % _bottom_word(area, cpu))
+
+
+KsStackPicture()

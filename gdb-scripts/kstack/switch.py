@@ -1,0 +1,96 @@
+# ks-watch-switch: report every switch onto and off an IRQ stack.
+#
+# 6.1's 32-bit IRQ code (arch/x86/kernel/irq_32.c) changes stacks with
+#   xchgl %ebx,%esp     ebx held the new stack's top; now it holds the old esp
+#   call  handler
+#   movl  %ebx,%esp     back to the interrupted stack
+# in __handle_irq() (execute_on_irq_stack(), inlined) and in
+# do_softirq_own_stack() (call_on_stack()). At either instruction $sp is
+# the esp before it and $ebx the esp after it, so one breakpoint on each
+# shows the whole switch without stepping.
+import gdb
+
+from kstack import stacks
+
+SWITCHERS = ('__handle_irq', 'do_softirq_own_stack')
+ONTO, BACK = 'xchg   %ebx,%esp', 'mov    %ebx,%esp'
+
+
+def switch_points():
+    """(address, function, 'onto'/'back') for every switch instruction."""
+    arch = gdb.selected_inferior().architecture()
+    found = []
+    for name in SWITCHERS:
+        sym = gdb.lookup_global_symbol(name)
+        if sym is None:
+            continue
+        block = gdb.block_for_pc(int(sym.value().address))
+        while block.function is None:
+            block = block.superblock
+        for insn in arch.disassemble(block.start, block.end - 1):
+            text = ' '.join(insn['asm'].split())
+            for what, pattern in (('onto', ONTO), ('back', BACK)):
+                if text == ' '.join(pattern.split()):
+                    found.append((insn['addr'], name, what))
+    return found
+
+
+class SwitchBreakpoint(gdb.Breakpoint):
+    def __init__(self, addr, function, what, stop):
+        super(SwitchBreakpoint, self).__init__('*%#x' % addr)
+        self.function, self.what, self.stop_here = function, what, stop
+        self.silent = True
+
+    def stop(self):
+        cpu = stacks.selected_cpu()
+        old, new = [int(gdb.parse_and_eval(r)) & 0xffffffff
+                    for r in ('$sp', '$ebx')]
+        known = stacks.areas(cpu)
+        a, b = (stacks.find_area(x, cpu, known) for x in (old, new))
+        gdb.write('ks-switch CPU %d %s %s: esp %#x (%s) -> %#x (%s)\n' % (
+            cpu, self.function, self.what, old, a.short() if a else '?',
+            new, b.short() if b else '?'))
+        return self.stop_here
+
+
+WATCHES = []
+
+
+class KsWatchSwitch(stacks.Command):
+    """Report every switch onto and off an IRQ stack.
+
+Usage: ks-watch-switch          print each switch and go on
+       ks-watch-switch stop     print it and stop there (then stepi)
+       ks-watch-switch off      remove the watch
+
+Puts a breakpoint on the xchg that moves esp onto the hardirq or softirq
+stack and on the mov that moves it back (in __handle_irq and
+do_softirq_own_stack), and prints for each: the CPU, the function, the
+direction, esp before and after and the stack each lies on. On a stage
+without IRQ stacks (stage 1) there is no switch to watch, and it says so."""
+
+    def __init__(self):
+        super(KsWatchSwitch, self).__init__('ks-watch-switch',
+                                            gdb.COMMAND_BREAKPOINTS)
+
+    def run(self, arg):
+        if arg not in ('', 'stop', 'off'):
+            raise stacks.KstackError('ks-watch-switch [stop|off]')
+        while WATCHES:
+            WATCHES.pop().delete()
+        if arg == 'off':
+            return
+        points = switch_points()
+        if not points:
+            raise stacks.KstackError(
+                'this stage never switches stacks: no xchg onto an IRQ stack '
+                'in %s (interrupts run on the task\'s stack)'
+                % ' or '.join(SWITCHERS))
+        for addr, function, what in points:
+            WATCHES.append(SwitchBreakpoint(addr, function, what,
+                                            arg == 'stop'))
+        gdb.write('ks-watch-switch: %d switch instructions watched '
+                  '(ks-watch-switch off removes them)\n' % len(points))
+
+
+KsWatchSwitch()
