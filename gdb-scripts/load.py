@@ -13,6 +13,5 @@ try:
 except ImportError:
     gdb.write('gdb-scripts: the kernel\'s lx-* helpers are not loaded '
               '(is vmlinux-gdb.py next to vmlinux, and its folder in the '
-              'auto-load safe path?); ks- commands are off.\n')
-else:
-    import kstack  # noqa: F401
+              'auto-load safe path?); ks- commands will say so.\n')
+import kstack  # noqa: F401,E402  (registers the ks- commands either way)

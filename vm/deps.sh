@@ -12,7 +12,7 @@
 # procps (pgrep), binutils (strings).
 PACKAGES="linux-source-6.1 qemu-system-x86 gdb gcc gcc-multilib make flex bison
 bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch xz-utils perl
-procps binutils ${KSTACK_EXTRA_PACKAGES:-}"
+procps binutils python3 ${KSTACK_EXTRA_PACKAGES:-}"
 BUSYBOX=$BUILD/deps/busybox/bin/busybox
 
 missing_packages() {

@@ -60,9 +60,10 @@ for CPU, so that 2.6-era recipes such as x/4x $hardirq_ctx(0) still work."""
         self.kind = kind
 
     def invoke(self, cpu):
-        stacks.require_symbols()
-        stacks.require_percpu()
-        base = stacks.irq_stack(self.kind, int(cpu))
+        return stacks.checked(self.ctx, int(cpu))
+
+    def ctx(self, cpu):
+        base = stacks.irq_stack(self.kind, cpu)
         if base is None:
             raise stacks.KstackError('this stage has no %s stacks'
                                      % self.kind)

@@ -37,21 +37,25 @@ def require_percpu():
                           'start_kernel, e.g. break __handle_irq')
 
 
+def checked(action, *args):
+    """Run ACTION(*ARGS) once there is a kernel to look at, turning
+    unreadable memory into an explanation, not a traceback."""
+    require_symbols()
+    try:
+        require_percpu()
+        return action(*args)
+    except gdb.MemoryError as e:
+        raise KstackError('cannot read the guest\'s memory (%s): the '
+                          'kernel\'s addresses are not mapped yet (early '
+                          'boot, paging off?) or the pointer is stale' % e)
+
+
 class Command(gdb.Command):
-    """Base of the ks- commands: checks that there is a kernel to look at,
-    and turns unreadable memory into an explanation, not a traceback.
-    Subclasses implement run(arg)."""
+    """Base of the ks- commands: subclasses implement run(arg), which runs
+    through checked()."""
 
     def invoke(self, arg, from_tty):
-        require_symbols()
-        try:
-            require_percpu()
-            self.run(arg.strip())
-        except gdb.MemoryError as e:
-            raise KstackError('cannot read the guest\'s memory (%s): the '
-                              'kernel\'s addresses are not mapped yet (early '
-                              'boot, paging off?) or the pointer is stale'
-                              % e)
+        checked(self.run, arg.strip())
 
 
 def word(addr):

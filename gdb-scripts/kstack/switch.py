@@ -73,13 +73,15 @@ without IRQ stacks (stage 1) there is no switch to watch, and it says so."""
         super(KsWatchSwitch, self).__init__('ks-watch-switch',
                                             gdb.COMMAND_BREAKPOINTS)
 
-    def run(self, arg):
-        if arg not in ('', 'stop', 'off'):
-            raise stacks.KstackError('ks-watch-switch [stop|off]')
+    def invoke(self, arg, from_tty):
         while WATCHES:
             WATCHES.pop().delete()
-        if arg == 'off':
-            return
+        if arg.strip() != 'off':     # "off" needs no kernel to look at
+            super(KsWatchSwitch, self).invoke(arg, from_tty)
+
+    def run(self, arg):
+        if arg not in ('', 'stop'):
+            raise stacks.KstackError('usage: ks-watch-switch [stop|off]')
         points = switch_points()
         if not points:
             raise stacks.KstackError(

@@ -98,8 +98,9 @@ p *$current_thread_info()."""
         super(CurrentThreadInfo, self).__init__('current_thread_info')
 
     def invoke(self, cpu=None):
-        stacks.require_symbols()
-        stacks.require_percpu()
+        return stacks.checked(self.thread_info, cpu)
+
+    def thread_info(self, cpu):
         cpu = stacks.selected_cpu() if cpu is None else int(cpu)
         return stacks.current_task(cpu)['thread_info'].address
 

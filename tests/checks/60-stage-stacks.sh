@@ -11,8 +11,9 @@
 # its stack. The stack $sp is on is found from raw addresses: the task's
 # stack pointer and the per-CPU hardirq/softirq stack pointers. Where a stage
 # has IRQ stacks, the esp saved at the bottom word of the IRQ stack must
-# point back into the interrupted task's stack. The project's ks-where and
-# ks-irqstacks (gdb-scripts/) must report what these raw facts show.
+# point back into the interrupted task's stack. The project's ks- commands
+# (gdb-scripts/) must report what these raw facts show; tests/gdb/
+# check_commands.py holds the ones beyond ks-where and ks-irqstacks.
 . "$TOP/vm/lib.sh"
 . "$TOP/vm/run.sh"
 . "$TOP/tests/lib.sh"
@@ -107,4 +108,9 @@ for k in $(stages); do
 			cpu=$((cpu + 1))
 		done
 	done
+	# The other ks- commands (ks-bt, ks-thread-info, ks-stack-picture,
+	# ks-stack-use, ks-watch-switch, $current_thread_info) at the same stops.
+	irq=0; has_irq_stacks "$k" && irq=1
+	echo "$facts" | python3 "$TOP/tests/gdb/check_commands.py" "$k" "$ts" "$irq" \
+		|| not_ok "stage $k: the ks- command checks ran to their end"
 done

@@ -43,13 +43,29 @@ def report(kind, cpu):
           'hardirq=%s softirq=%s saved_esp=%s' % (
               kind, cpu, val('$sp'), int(cur['stack']), int(cur['pid']),
               cur['comm'].string(), fmt(hard), fmt(soft), fmt(saved)))
-    # What the project's ks-where says here, for the checks to hold against
-    # the raw facts above (the one use of gdb-scripts/ in this file).
+    # What the project's commands say here, for the checks to hold against
+    # the raw facts above (the only uses of gdb-scripts/ in this file).
     for line in gdb.execute('ks-where %d' % cpu, to_string=True).splitlines():
         if line.startswith('CPU ') or line.startswith('  area '):
             print('fact ks-where %s cpu=%d: %s' % (kind, cpu, line.strip()))
-    for line in gdb.execute('ks-irqstacks', to_string=True).splitlines():
-        print('fact ks-irqstacks %s cpu=%d: %s' % (kind, cpu, line.strip()))
+    # Raw facts for the other commands: where current's thread_info is,
+    # the word at the bottom of its stack, and gdb's own (DWARF) unwind:
+    # the function and $sp of each frame, to hold ks-bt's frame-pointer
+    # walk against.
+    print('fact raw %s cpu=%d: thread_info=%#x end_word=%#x' % (
+        kind, cpu, val('&$lx_per_cpu("current_task", %d)->thread_info' % cpu),
+        val('*(unsigned long *)%d' % int(cur['stack'])) & 0xffffffff))
+    frame, n = gdb.newest_frame(), 0
+    while frame is not None and n < 12:
+        print('fact dwarf %s cpu=%d: %s sp=%#x' % (
+            kind, cpu, frame.name(), int(frame.read_register('sp')) & 0xffffffff))
+        frame, n = frame.older(), n + 1
+    print('fact ks current_thread_info %s cpu=%d: %#x' % (
+        kind, cpu, val('$current_thread_info(%d)' % cpu)))
+    for command in ('ks-irqstacks', 'ks-bt', 'ks-thread-info',
+                    'ks-stack-picture', 'ks-stack-use'):
+        for line in gdb.execute(command, to_string=True).splitlines():
+            print('fact %s %s cpu=%d: %s' % (command, kind, cpu, line.strip()))
 
 
 def stop_in(location, cpu, accept):
@@ -102,3 +118,31 @@ for cpu in range(ncpus):
         report('softirq', cpu)
     else:
         print('fact softirq cpu=%d not-seen' % cpu)
+
+# The kernel's own stack-usage reports (DEBUG_STACK_USAGE), from its log.
+for line in gdb.execute('lx-dmesg', to_string=True).splitlines():
+    if 'greatest stack depth' in line:
+        print('fact dmesg: %s' % line)
+
+# ks-watch-switch: what it prints on the way to a device interrupt's
+# handler on CPU 0, or why it cannot watch (stage 1).
+try:
+    gdb.execute('ks-watch-switch', to_string=True)
+except gdb.error as e:
+    print('fact ks-watch-switch error: %s' % e)
+else:
+    bp = gdb.Breakpoint('serial8250_interrupt', internal=True)
+    bp.condition = '$_thread == 1'
+    for _ in range(MAX_HITS):
+        out = gdb.execute('continue', to_string=True)
+        if interrupted_task_code(0):
+            break
+    bp.delete()
+    for line in out.splitlines():
+        if line.startswith('ks-switch'):
+            print('fact ks-watch-switch: %s' % line)
+    cur = current(0)
+    print('fact watched cpu=0 sp=%#x task_stack=%#x pid=%d hardirq=%s' % (
+        val('$sp'), int(cur['stack']), int(cur['pid']),
+        fmt(per_cpu('hardirq_stack_ptr', 0))))
+    gdb.execute('ks-watch-switch off')
