@@ -21,11 +21,12 @@ INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
 .PHONY: help deps kernel kernels initramfs boot lab check bench clean distclean \
-	check-lab check-stage
+	check-lab check-stage grade
 
 help:
 	@echo 'make lab N=k     build what is missing, boot stage k halted, attach gdb,'
 	@echo '                 stop where lab k begins (labs: $(shell ls labs | grep -x "[0-9]*" | tr "\n" " "))'
+	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode (ANSWERS=file: also the learner'"'"'s answers)'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
 	@echo 'make deps        install missing Debian packages, fetch the guest busybox'
@@ -70,6 +71,11 @@ boot: check-stage deps initramfs
 lab: check-lab deps initramfs
 	@vm/kernel.sh $$(cat labs/$(N)/stage)
 	@labs/lab.sh $(N)
+
+# ANSWERS=file: also check a learner's answers ("key = value" lines).
+grade: check-lab deps initramfs
+	@vm/kernel.sh $$(cat labs/$(N)/stage)
+	@labs/grade.sh $(N) $(ANSWERS)
 
 check: deps kernels initramfs
 	@tests/run.sh

@@ -1,0 +1,82 @@
+# Helpers for the labs' graders (labs/N/grade.py), which gdb runs in batch
+# mode against a fresh guest of the lab's stage (labs/grade.sh).
+#
+# A grader sources its lab's lab.gdb first, so it starts where a learner
+# starts, then does the lab's steps and prints:
+#   ok - WHAT / not ok - WHAT      one line per observation checked
+#   answer KEY VALUE [TOLERANCE]   what this run found, for the learner's
+#                                  answers file (labs/grade.sh compares)
+import os
+import re
+
+import gdb
+
+LABS = os.path.dirname(os.path.abspath(__file__))
+
+
+def check(good, what):
+    print('%s - %s' % ('ok' if good else 'not ok', what))
+    return good
+
+
+def answer(key, value, tolerance=0):
+    """TOLERANCE: how far (in percent) a learner's number may be from this
+    run's, for values that differ between runs (depths under a workload)."""
+    print('answer %s %s %s' % (key, value, tolerance))
+
+
+def run(command):
+    return gdb.execute(command, to_string=True)
+
+
+def val(expr):
+    return int(gdb.parse_and_eval(expr)) & 0xffffffff
+
+
+def start_lab(n):
+    """Source labs/N/lab.gdb: the lab's own stop, as the learner gets it."""
+    out = run('source %s/%d/lab.gdb' % (LABS, n))
+    return out
+
+
+def frame_name():
+    return gdb.selected_frame().name()
+
+
+def cpu():
+    return gdb.selected_thread().num - 1
+
+
+def current(cpu_nr):
+    return gdb.parse_and_eval('$lx_per_cpu("current_task", %d)'
+                              % cpu_nr).dereference()
+
+
+def area_of(command_output):
+    """(base, top) from a ks-where output's 'area 0x..-0x..' line."""
+    m = re.search(r'area (0x[0-9a-f]+)-(0x[0-9a-f]+)', command_output)
+    return (int(m.group(1), 16), int(m.group(2), 16)) if m else (None, None)
+
+
+def continue_to(location, accept=lambda: True, max_hits=400):
+    """Continue until LOCATION is hit where ACCEPT() holds; True if so."""
+    bp = gdb.Breakpoint(location, internal=True)
+    try:
+        for _ in range(max_hits):
+            run('continue')
+            if accept():
+                return True
+        return False
+    finally:
+        bp.delete()
+
+
+def interrupted_kernel_task_stack():
+    """The current interrupt came from kernel code on the current task's
+    stack (not from user mode, not from a softirq on its own stack)."""
+    c = cpu()
+    regs = val('$lx_per_cpu("__irq_regs", %d)' % c)
+    if val('((struct pt_regs *)%d)->cs' % regs) & 3:
+        return False
+    stack = int(current(c)['stack'])
+    return stack <= regs < stack + val('sizeof(init_stack)')
