@@ -75,7 +75,10 @@ def interrupted_kernel_task_stack():
     """The current interrupt came from kernel code on the current task's
     stack (not from user mode, not from a softirq on its own stack)."""
     c = cpu()
-    regs = val('$lx_per_cpu("__irq_regs", %d)' % c)
+    try:                       # at common_interrupt: its argument
+        regs = val('regs')
+    except gdb.error:          # deeper: what __common_interrupt saved
+        regs = val('$lx_per_cpu("__irq_regs", %d)' % c)
     if val('((struct pt_regs *)%d)->cs' % regs) & 3:
         return False
     stack = int(current(c)['stack'])

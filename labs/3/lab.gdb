@@ -1,0 +1,24 @@
+# Lab 3, 4K only (stage 3: one-page stacks, per-CPU IRQ stacks).
+#
+# Loaded by labs/lab.sh (and the grader, labs/3/grade.py). Waits for boot
+# to finish, then stops at the next device interrupt's do_IRQ (6.1's
+# common_interrupt), on the interrupted stack.
+
+tbreak kernel_execve
+continue
+break do_IRQ
+continue
+delete
+
+echo \n
+echo ==== Lab 3: 4K only (stage 3: one page per stack) ====\n
+echo Stopped at do_IRQ (6.1: common_interrupt), on the interrupted stack.\n
+echo Try:\n
+echo \  p sizeof(init_stack)      THREAD_SIZE: 4096\n
+echo \  ks-where                  room left below $sp, and the warning line\n
+echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's answer\n
+echo \  ks-stack-picture          this stack, drawn\n
+echo \  ks-stack-use              how close every stack has come to its end\n
+echo \  continue                  the next interrupt: how much room now?\n
+echo \  delete / quit\n
+echo See labs/3/README.md.\n
