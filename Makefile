@@ -47,11 +47,12 @@ check-lab:
 check-stage:
 	@sh -c '. vm/lib.sh; valid_stage "$(N)" || die "unknown stage N=$(N); stages: $$(stages | tr "\n" " ")"'
 
+# A stage's kernel, then the lab modules built against it (vm/modules/).
 kernel: check-stage deps
-	@vm/kernel.sh $(N)
+	@vm/kernel.sh $(N) && vm/modules.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES); do vm/kernel.sh $$k || exit 1; done
+	@for k in $(STAGES); do vm/kernel.sh $$k && vm/modules.sh $$k || exit 1; done
 
 $(BUSYBOX):
 	@vm/deps.sh
@@ -65,16 +66,16 @@ $(INITRAMFS): vm/init vm/initramfs.sh $(wildcard vm/guest/*.c) $(wildcard labs/*
 initramfs: $(INITRAMFS)
 
 boot: check-stage deps initramfs
-	@vm/kernel.sh $(N)
+	@vm/kernel.sh $(N) && vm/modules.sh $(N)
 	@vm/boot.sh $(N)
 
 lab: check-lab deps initramfs
-	@vm/kernel.sh $$(cat labs/$(N)/stage)
+	@k=$$(cat labs/$(N)/stage) && vm/kernel.sh $$k && vm/modules.sh $$k
 	@labs/lab.sh $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines).
 grade: check-lab deps initramfs
-	@vm/kernel.sh $$(cat labs/$(N)/stage)
+	@k=$$(cat labs/$(N)/stage) && vm/kernel.sh $$k && vm/modules.sh $$k
 	@labs/grade.sh $(N) $(ANSWERS)
 
 check: deps kernels initramfs

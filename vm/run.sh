@@ -43,6 +43,13 @@ vm_start() {
 	RUN=$BUILD/run/$stage-$$
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
+	# The stage's lab modules (vm/modules.sh) ride along as a second cpio
+	# archive: the kernel unpacks concatenated archives in order.
+	initrd=$BUILD/initramfs.cpio
+	if [ -f "$(stage_dir "$stage")/modules.cpio" ]; then
+		initrd=$RUN/initrd.cpio
+		cat "$BUILD/initramfs.cpio" "$(stage_dir "$stage")/modules.cpio" > "$initrd"
+	fi
 	append="console=ttyS0 panic=-1"
 	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
 
@@ -51,7 +58,7 @@ vm_start() {
 	# default topology (all cores in one socket) would leave CPU 1 unseen.
 	set -- qemu-system-i386 -M pc -accel "$ACCEL" -smp "$CPUS,sockets=$CPUS" -m "$MEM" \
 		-nic none -display none -no-reboot \
-		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$BUILD/initramfs.cpio" \
+		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$initrd" \
 		-append "$append" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-monitor "unix:$RUN/monitor.sock,server=on,wait=off" \

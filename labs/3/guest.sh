@@ -1,3 +1,16 @@
-# Guest workload of this lab: device interrupts and softirqs on both CPUs
-# (the serial port's IRQ steered to each CPU in turn; see the script).
-exec sh /tests/irq-load.sh
+# Guest workload of lab 3: interrupts that find a task stack nearly full.
+#
+# The serial port's interrupt goes to CPU 0; a writer on CPU 1 keeps the
+# port busy, so its interrupts keep arriving on CPU 0. Every second `dd`,
+# on CPU 0, asks the lab module stackdeep (vm/modules/) to recurse until
+# only 350 to 620 bytes of its 4K stack are left and to wait there 100 ms:
+# the serial interrupts that arrive then meet check_stack_overflow(),
+# whose line is at 528 bytes.
+insmod /lib/modules/stackdeep.ko || exit 1
+echo 1 > /proc/irq/4/smp_affinity
+taskset 2 sh -c 'while :; do echo "lab 3: serial traffic from CPU 1"; done' &
+echo "lab 3: stackdeep loaded, serial IRQ on CPU 0"
+while :; do
+	echo 300 | taskset 1 dd of=/sys/kernel/debug/stackdeep/room 2>/dev/null
+	sleep 1
+done

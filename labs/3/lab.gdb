@@ -20,5 +20,10 @@ echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's answer\
 echo \  ks-stack-picture          this stack, drawn\n
 echo \  ks-stack-use              how close every stack has come to its end\n
 echo \  continue                  the next interrupt: how much room now?\n
+echo The workload sends `dd` deep into its stack (lab module stackdeep):\n
+echo \  break print_stack_overflow   continue: the IRQ-entry check fired\n
+echo \  ks-irqstacks              the saved esp: how little room was left\n
+echo \  ks-bt                     the recursion (descend) under the interrupt\n
+echo \  finish                    then lx-dmesg: the kernel's report\n
 echo \  delete / quit\n
 echo See labs/3/README.md.\n

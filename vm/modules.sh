@@ -1,0 +1,34 @@
+#!/bin/sh
+# vm/modules.sh K: build the lab modules (vm/modules/*.c) against stage K's
+# kernel and pack them as build/stage-K/modules.cpio (/lib/modules/*.ko),
+# which vm/run.sh appends to the initramfs of every stage-K guest. Modules
+# are per stage: each must match its kernel's vermagic. They are loaded in
+# the guest only.
+#
+# Inputs: the stage's kernel (its kernel.stamp), vm/modules/ and this
+# script; their fingerprint is written to modules.stamp last.
+. "$(dirname "$0")/lib.sh"
+
+k=${1:?usage: modules.sh STAGE}
+obj=$(stage_obj "$k")
+out=$(stage_dir "$k")/modules
+[ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
+key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/modules/*; cat "$0"; } | sha256sum | cut -c1-16)
+[ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] && exit 0
+
+build_lock
+[ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] && exit 0
+rm -rf "$out" "$out.cpio"
+mkdir -p "$out/src" "$out/root/lib/modules"
+cp "$TOP"/vm/modules/* "$out/src/"
+kmake() { kernel_make "$(stage_src "$k")" "$obj" LOCALVERSION=-stage"$k" "$@"; }
+# Module.symvers (the kernel's exported symbols) comes from the kernel's
+# own `make modules`; without it modpost cannot check the modules' symbols.
+[ -f "$obj/Module.symvers" ] || run_logged "$obj/symvers.log" \
+	"stage $k: list the kernel's exports (make modules)" kmake -j"$JOBS" modules
+run_logged "$out/build.log" "stage $k: build lab modules" kmake M="$out/src" modules
+cp "$out"/src/*.ko "$out/root/lib/modules/"
+# cpio in the newc format the kernel unpacks, appended after the main one.
+(cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.cpio.tmp"
+mv "$out.cpio.tmp" "$out.cpio"
+echo "$key" > "$out/modules.stamp"
