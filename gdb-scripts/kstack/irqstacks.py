@@ -7,7 +7,7 @@ from kstack import stacks
 
 def _describe(addr, cpu):
     area = stacks.find_area(addr, cpu)
-    return area.name() if area else 'no live stack (its task exited?)'
+    return area.short() if area else 'no live stack (task exited?)'
 
 
 class KsIrqstacks(stacks.Command):

@@ -47,8 +47,10 @@ class SwitchBreakpoint(gdb.Breakpoint):
                     for r in ('$sp', '$ebx')]
         known = stacks.areas(cpu)
         a, b = (stacks.find_area(x, cpu, known) for x in (old, new))
-        gdb.write('ks-switch CPU %d %s %s: esp %#x (%s) -> %#x (%s)\n' % (
-            cpu, self.function, self.what, old, a.short() if a else '?',
+        # One line, short enough for 80 columns; the function is where
+        # gdb stops (ks-watch-switch stop) and which stack the label says.
+        gdb.write('ks-switch CPU%d %s: esp %#x (%s) -> %#x (%s)\n' % (
+            cpu, self.what, old, a.short() if a else '?',
             new, b.short() if b else '?'))
         return self.stop_here
 
@@ -65,8 +67,9 @@ Usage: ks-watch-switch          print each switch and go on
 
 Puts a breakpoint on the xchg that moves esp onto the hardirq or softirq
 stack and on the mov that moves it back (in __handle_irq and
-do_softirq_own_stack), and prints for each: the CPU, the function, the
-direction, esp before and after and the stack each lies on. On a stage
+do_softirq_own_stack), and prints for each a line such as
+  ks-switch CPU0 onto: esp 0xc0b0dd94 (task 62 sh) -> 0xc0146000 (hardirq cpu0)
+the CPU, the direction, esp before and after and the stack each lies on. On a stage
 without IRQ stacks (stage 1) there is no switch to watch, and it says so."""
 
     def __init__(self):

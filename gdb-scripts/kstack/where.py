@@ -36,12 +36,12 @@ without IRQ stacks (stage 1) it says so."""
             return
         used, free = area.top - sp, sp - area.base
         gdb.write('CPU %d: $sp %#x is on %s\n' % (cpu, sp, area.name()))
-        gdb.write('  area %#x-%#x (%d bytes): %d used, %d free' % (
+        gdb.write('  area %#x-%#x (%d bytes): %d used, %d free\n' % (
             area.base, area.top, area.size, used, free))
         if area.kind in ('task', 'hardirq', 'softirq'):
             warn = stacks.warn_line()
-            gdb.write(', %d above the warning line (%d)' % (free - warn, warn))
-        gdb.write('\n')
+            gdb.write('  $sp is %d above the warning line (%d above the '
+                      'bottom)\n' % (free - warn, warn))
 
 
 KsWhere()

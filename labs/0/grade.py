@@ -22,6 +22,12 @@ ps = run('lx-ps')
 for c in range(ncpus):
     task = current(c)
     pid, comm = int(task['pid']), task['comm'].string()
+    if pid == 0:
+        # An idle CPU runs its idle task, swapper/N; only swapper/0
+        # (init_task) heads the task list that lx-ps walks.
+        check(comm == 'swapper/%d' % c,
+              'CPU %d is idle: current is its idle task swapper/%d' % (c, c))
+        continue
     listed = re.search(r'^0x[0-9a-f]+\s+%d\s+(\S+)' % pid, ps, re.M)
     check(listed and listed.group(1) == comm,
           'current on CPU %d is pid %d (%s), as lx-ps lists it' % (c, pid, comm))
@@ -67,12 +73,16 @@ check('Linux version 6.1' in log and '-stage0' in log,
       'lx-dmesg shows the stage 0 kernel\'s banner')
 
 # The switch __handle_irq is about to make: onto this CPU's hardirq stack.
+# Other switches (softirqs, the other CPU) may come first.
 run('ks-watch-switch stop')
-out = run('continue')
+for _ in range(50):
+    out = run('continue')
+    m = re.search(r'ks-switch CPU(\d+) onto: esp (0x[0-9a-f]+) '
+                  r'\(task .*-> (0x[0-9a-f]+) \(hardirq cpu\1\)', out)
+    if m:
+        break
 run('ks-watch-switch off')
 hard = val('$lx_per_cpu("hardirq_stack_ptr", %d)' % cpu())
-m = re.search(r'ks-switch CPU (\d+) __handle_irq onto: esp (0x[0-9a-f]+) '
-              r'\(task .*-> (0x[0-9a-f]+) \(hardirq cpu\1\)', out)
 check(m and int(m.group(3), 16) == hard + ts,
       'continuing, ks-watch-switch sees esp move from a task stack onto the '
       'hardirq stack (%s)' % (m.group(0) if m else out.strip()[:200]))

@@ -48,7 +48,7 @@ for _ in range(INTERRUPTS):
     room = val('$sp') - stack
     least = room if least is None else min(least, room)
 where = run('ks-where')
-m = re.search(r'(-?\d+) above the warning line \((\d+)\)', where)
+m = re.search(r'(-?\d+) above the warning line \((\d+) above', where)
 check(m and int(m.group(2)) == warn and
       int(m.group(1)) == val('$sp') - int(current(cpu())['stack']) - warn,
       'ks-where gives the room above the warning line (%d bytes above the '

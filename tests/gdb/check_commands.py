@@ -132,15 +132,16 @@ for kind in ('hardirq', 'softirq'):
     for cpu in range(cpus):
         check_stop(kind, cpu)
 
-# The kernel's record of exited tasks, read by ks-stack-use, is the least
-# "bytes left" the kernel logged ("used greatest stack depth").
+# The kernel's record of exited tasks, as ks-stack-use read it at the last
+# stop, is the least "bytes left" the kernel had logged by then ("used
+# greatest stack depth"; the log is read at that same stop).
 logged = [int(x) for x in re.findall(r'greatest stack depth: (\d+) bytes left',
                                      '\n'.join(lines('fact dmesg: ')))]
 record = [int(x) for x in re.findall(r'left (\d+) bytes unused',
                                      '\n'.join(facts))]
-report(logged and record and record[0] == min(logged),
+report(logged and record and record[-1] == min(logged),
        'ks-stack-use reads the kernel\'s record %s = the least "bytes left" '
-       'logged %s' % (record[:1], min(logged) if logged else None))
+       'logged %s' % (record[-1:], min(logged) if logged else None))
 
 # ks-watch-switch: stage 1 has nothing to watch; elsewhere the last switch
 # onto CPU 0's hardirq stack before the handler came from its task stack.
@@ -151,7 +152,8 @@ if not irq_stacks:
            'ks-watch-switch says this stage never switches stacks')
 else:
     w = fields(lines('fact watched ')[0])
-    onto = [s for s in switched if s.startswith('ks-switch CPU 0 __handle_irq onto')]
+    onto = [s for s in switched if s.startswith('ks-switch CPU0 onto') and
+            s.endswith('(hardirq cpu0)')]
     m = onto and re.search(r'esp (0x[0-9a-f]+) \(task (\d+) .*-> (0x[0-9a-f]+) '
                            r'\(hardirq cpu0\)', onto[-1])
     top = num(w['hardirq']) + ts

@@ -119,7 +119,8 @@ for cpu in range(ncpus):
     else:
         print('fact softirq cpu=%d not-seen' % cpu)
 
-# The kernel's own stack-usage reports (DEBUG_STACK_USAGE), from its log.
+# The kernel's own stack-usage reports (DEBUG_STACK_USAGE), from its log,
+# read at the last stop, where ks-stack-use last read the kernel's record.
 for line in gdb.execute('lx-dmesg', to_string=True).splitlines():
     if 'greatest stack depth' in line:
         print('fact dmesg: %s' % line)
