@@ -52,6 +52,9 @@ vm_start() {
 	fi
 	append="console=ttyS0 panic=-1"
 	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
+	# KS_APPEND: more name=value words, which the kernel hands to /init
+	# (and so to the guest script) as environment variables.
+	[ -z "${KS_APPEND:-}" ] || append="$append $KS_APPEND"
 
 	# One CPU per socket: without ACPI the kernel finds CPUs in SeaBIOS's
 	# MP table, which lists only the first CPU of each socket; QEMU's

@@ -11,7 +11,8 @@ Usage: ks-where [CPU]    (default: the CPU of the selected gdb thread)
 
 Prints the area $sp lies in: a task's stack (with its pid and comm), the
 CPU's hardirq or softirq stack, its entry stack (where the CPU lands from
-user mode) or double-fault stack, or unknown. Then the area's base and
+user mode) or double-fault stack, below the end of the current task's
+stack (an overflow), or unknown. Then the area's base and
 top, the bytes in use above $sp and free below it, and how far $sp is from
 the line where the interrupt-entry overflow check warns
 (sizeof(struct thread_info) + STACK_WARN above the bottom). On a stage
@@ -31,8 +32,17 @@ without IRQ stacks (stage 1) it says so."""
                       '(early boot).\n' % cpu)
         area = stacks.find_area(sp, cpu)
         if area is None:
-            gdb.write('CPU %d: $sp %#x is on no stack ks-where knows '
-                      '(unknown)\n' % (cpu, sp))
+            cur = stacks.current_task(cpu)
+            base = int(cur['stack'])
+            if base - stacks.thread_size() <= sp < base:
+                gdb.write('CPU %d: $sp %#x is %d bytes BELOW the end of the '
+                          'task stack of pid %d (%s):\n  the stack has '
+                          'overflowed into the memory under it\n' % (
+                              cpu, sp, base - sp, int(cur['pid']),
+                              cur['comm'].string()))
+            else:
+                gdb.write('CPU %d: $sp %#x is on no stack ks-where knows '
+                          '(unknown)\n' % (cpu, sp))
             return
         used, free = area.top - sp, sp - area.base
         gdb.write('CPU %d: $sp %#x is on %s\n' % (cpu, sp, area.name()))

@@ -4,15 +4,21 @@
  * purpose, inside the lab guest (labs 3 and 4; never loaded on a host).
  *
  *   echo R > /sys/kernel/debug/stackdeep/room
+ *	recurses, STACKDEEP_FRAME bytes of locals per call, until one more
+ *	call would leave fewer than R bytes between esp and the lowest address
+ *	of the stack;
+ *   echo N > /sys/kernel/debug/stackdeep/frames
+ *	recurses exactly N calls, whatever the stack's size: the same call
+ *	chain at every stage, which runs past the end of a small stack.
  *
- * recurses, STACKDEEP_FRAME bytes of locals per call, until one more call
- * would leave fewer than R bytes between esp and the lowest address of the
- * stack, then busy-waits there for wait_ms milliseconds with
- * interrupts enabled, so that device interrupts arrive at that depth and
- * meet the kernel's checks (check_stack_overflow() at IRQ entry). Then it
- * returns and logs how deep it went. Nothing is printed at the deepest
- * point: printk itself needs more stack than is left there.
+ * At the deepest point it busy-waits wait_ms milliseconds with interrupts
+ * enabled, so that interrupts arrive at that depth and meet the kernel's
+ * checks (check_stack_overflow() at IRQ entry). Then it returns and logs
+ * how deep it went, whether the stack's end magic survived and how many
+ * bytes just below the stack changed. Nothing is printed at the deepest
+ * point: printk itself needs more stack than may be left there.
  */
+#include <linux/magic.h>
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -21,6 +27,7 @@
 #include <linux/uaccess.h>
 
 #define STACKDEEP_FRAME 256
+#define BELOW_BYTES 1024	/* how much of the memory under the stack to watch */
 
 static unsigned int wait_ms = 100;
 module_param(wait_ms, uint, 0644);
@@ -28,6 +35,11 @@ MODULE_PARM_DESC(wait_ms, "milliseconds to wait at the deepest point");
 
 static unsigned long deepest_sp;
 static struct dentry *dir;
+static char below_before[BELOW_BYTES];
+
+/* The stop rule of one descent: a room to leave, or a number of calls. */
+static unsigned long want_room;
+static int want_frames;
 
 /* Bytes between esp and the stack's lowest address (end_of_stack()). */
 static unsigned long room_left(void)
@@ -39,18 +51,23 @@ static unsigned long room_left(void)
  * One frame of a known size: a volatile array the compiler must keep,
  * filled so that it is really written (and shows in stack-use scans).
  */
-static noinline int descend(unsigned long room, int depth)
+static noinline int descend(int depth)
 {
 	volatile char pad[STACKDEEP_FRAME];
+	bool deeper;
 	int frames;
 
 	memset((char *)pad, 0x5a, sizeof(pad));
 	/*
 	 * A frame costs STACKDEEP_FRAME plus the call's own words (about 20
-	 * bytes on i386): go one deeper only while that leaves at least R.
+	 * bytes on i386): by room, go one deeper only while that leaves R.
 	 */
-	if (room_left() >= room + STACKDEEP_FRAME + 64) {
-		frames = descend(room, depth + 1);
+	if (want_frames)
+		deeper = depth < want_frames;
+	else
+		deeper = room_left() >= want_room + STACKDEEP_FRAME + 64;
+	if (deeper) {
+		frames = descend(depth + 1);
 	} else {
 		deepest_sp = current_stack_pointer;
 		mdelay(wait_ms);
@@ -59,22 +76,57 @@ static noinline int descend(unsigned long room, int depth)
 	return frames + pad[depth % STACKDEEP_FRAME] - 0x5a;
 }
 
+/* One descent, then its report. */
+static void descend_and_report(void)
+{
+	unsigned long *end = end_of_stack(current);
+	char *below = (char *)task_stack_page(current) - BELOW_BYTES;
+	int frames, changed = 0, i;
+	long left;
+
+	memcpy(below_before, below, BELOW_BYTES);
+	frames = descend(1);
+	for (i = 0; i < BELOW_BYTES; i++)
+		changed += below[i] != below_before[i];
+	left = (long)deepest_sp - (long)task_stack_page(current);
+	pr_info("stackdeep: %d frames of %d bytes, deepest esp %#lx, %ld bytes %s the stack's end (THREAD_SIZE %lu)\n",
+		frames, STACKDEEP_FRAME, deepest_sp, left < 0 ? -left : left,
+		left < 0 ? "PAST" : "left above", THREAD_SIZE);
+	pr_info("stackdeep: end magic %s; %d of the %d bytes below the stack changed\n",
+		*end == STACK_END_MAGIC ? "intact" : "OVERWRITTEN",
+		changed, BELOW_BYTES);
+}
+
 static ssize_t room_write(struct file *file, const char __user *buf,
 			  size_t len, loff_t *pos)
 {
 	unsigned long room;
-	int frames, ret;
+	int ret;
 
 	ret = kstrtoul_from_user(buf, len, 10, &room);
 	if (ret)
 		return ret;
 	if (room >= THREAD_SIZE)
 		return -EINVAL;
-	frames = descend(room, 1);
-	pr_info("stackdeep: %d frames of %d bytes, deepest esp %#lx, %lu bytes left above the stack's end (THREAD_SIZE %lu)\n",
-		frames, STACKDEEP_FRAME, deepest_sp,
-		deepest_sp - (unsigned long)task_stack_page(current),
-		THREAD_SIZE);
+	want_room = room;
+	want_frames = 0;
+	descend_and_report();
+	return len;
+}
+
+static ssize_t frames_write(struct file *file, const char __user *buf,
+			    size_t len, loff_t *pos)
+{
+	unsigned int frames;
+	int ret;
+
+	ret = kstrtouint_from_user(buf, len, 10, &frames);
+	if (ret)
+		return ret;
+	if (!frames || frames > 64)
+		return -EINVAL;
+	want_frames = frames;
+	descend_and_report();
 	return len;
 }
 
@@ -83,10 +135,16 @@ static const struct file_operations room_fops = {
 	.write = room_write,
 };
 
+static const struct file_operations frames_fops = {
+	.owner = THIS_MODULE,
+	.write = frames_write,
+};
+
 static int __init stackdeep_init(void)
 {
 	dir = debugfs_create_dir("stackdeep", NULL);
 	debugfs_create_file("room", 0200, dir, NULL, &room_fops);
+	debugfs_create_file("frames", 0200, dir, NULL, &frames_fops);
 	return 0;
 }
 

@@ -1,0 +1,42 @@
+# Lab 4's batch run (labs/4/experiment.sh): stop where stackdeep starts its
+# descent, put a hardware watchpoint on the current task's STACK_END_MAGIC
+# word for as long as the descent lasts, and say who overwrote it, if
+# anyone. Prints "result KEY=VALUE" lines; the guest then runs on.
+import re
+
+import gdb
+
+gdb.execute('set breakpoint pending on')
+starts = [gdb.Breakpoint(f) for f in ('frames_write', 'room_write')]
+gdb.execute('continue')
+for bp in starts:
+    bp.delete()
+
+task = gdb.parse_and_eval('$lx_per_cpu("current_task")').dereference()
+base = int(task['stack'])
+print('result task=%s stack=%#x' % (task['comm'].string(), base))
+# Until the write returns: after that the task exits, and its freed stack
+# page is soon someone else's memory.
+done = gdb.FinishBreakpoint(gdb.newest_frame(), internal=True)
+watch = gdb.Breakpoint('*(unsigned long *)%d' % base, gdb.BP_WATCHPOINT,
+                       gdb.WP_WRITE)
+gdb.execute('continue')
+if watch.hit_count:
+    sp = int(gdb.parse_and_eval('$sp')) & 0xffffffff
+    bt = gdb.execute('ks-bt', to_string=True)
+    names = re.findall(r'^#\d+\s+0x[0-9a-f]+ (\S+?)(?:\+\d+)?\s', bt, re.M)
+    # The interrupt the overwriting code runs in, if any (ks-bt follows
+    # the frame pointers through the entry code's pt_regs).
+    via = next((n for n in names if 'interrupt' in n or n.startswith('exc_')),
+               'none')
+    print('result overwritten_by=%s via=%s sp_from_end=%d' % (
+        names[0] if names else '?', via, sp - base))
+    print('result ks-where: %s' % ' '.join(
+        gdb.execute('ks-where', to_string=True).split()))
+else:
+    print('result overwritten_by=nobody')
+watch.delete()
+try:
+    gdb.execute('continue')
+except gdb.error:
+    pass                       # the guest ended (or panicked) meanwhile
