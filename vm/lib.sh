@@ -120,3 +120,10 @@ kernel_make() {
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
 		make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" "$@"
 }
+
+# thread_size K: THREAD_SIZE of stage K's kernel, in bytes, as its DWARF
+# says (init_stack is THREAD_SIZE bytes long).
+thread_size() {
+	gdb -q -batch -nx -iex 'set auto-load no' -ex 'print sizeof(init_stack)' \
+		"$(stage_obj "$1")/vmlinux" 2>/dev/null | sed -n 's/^\$1 = //p'
+}
