@@ -20,7 +20,7 @@ STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/lib.sh; stages')
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs boot lab check bench clean distclean \
+.PHONY: help deps kernel kernels initramfs boot lab crash check bench clean distclean \
 	check-lab check-stage grade
 
 help:
@@ -28,6 +28,7 @@ help:
 	@echo '                 stop where lab k begins (labs: $(shell ls labs | grep -x "[0-9]*" | tr "\n" " "))'
 	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode (ANSWERS=file: also the learner'"'"'s answers)'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
+	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
 	@echo 'make deps        install missing Debian packages, fetch the guest busybox'
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
@@ -72,6 +73,11 @@ boot: check-stage deps initramfs
 lab: check-lab deps initramfs
 	@k=$$(cat labs/$(N)/stage) && vm/kernel.sh $$k && vm/modules.sh $$k
 	@labs/lab.sh $(N)
+
+# A post-mortem: dump stage k after lab 6's panic, open it with crash.
+crash: check-stage deps initramfs
+	@vm/kernel.sh $(N) && vm/modules.sh $(N)
+	@vm/crash.sh $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines).
 grade: check-lab deps initramfs

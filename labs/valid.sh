@@ -7,7 +7,8 @@
 labs() {
 	for d in "$TOP"/labs/[0-9]*/; do
 		n=$(basename "$d")
-		[ -f "$d/lab.gdb" ] && valid_stage "$(cat "$d/stage" 2>/dev/null)" && echo "$n"
+		{ [ -f "$d/lab.gdb" ] || [ -x "$d/lab.sh" ]; } &&
+			valid_stage "$(cat "$d/stage" 2>/dev/null)" && echo "$n"
 	done | sort -n | tr '\n' ' '
 }
 

@@ -9,20 +9,35 @@
 
 # The issue's list, plus what the scripts call that a minimal Debian may
 # lack: patch (stage trees), xz-utils (the tarball), perl (checkpatch.pl),
-# procps (pgrep), binutils (strings).
+# procps (pgrep), binutils (strings). The i386 libraries are what the
+# i386 crash (lab 6) runs on: crash:i386 itself is only unpacked into the
+# build cache, since installing it would remove the host's gcc and
+# binutils.
 PACKAGES="linux-source-6.1 qemu-system-x86 gdb gcc gcc-multilib make flex bison
 bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch xz-utils perl
 procps binutils python3 ${KSTACK_EXTRA_PACKAGES:-}"
+PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
+libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"
 BUSYBOX=$BUILD/deps/busybox/bin/busybox
+CRASH=$BUILD/deps/crash/usr/bin/crash
 
 missing_packages() {
 	# shellcheck disable=SC2086
-	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' $PACKAGES 2>/dev/null |
-		awk '$1 == "ii" { print $2 }')
+	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${binary:Package}\n' $PACKAGES 2>/dev/null |
+		awk '$1 == "ii" { print $2; print $3 }')
 	for p in $PACKAGES; do
-		echo "$installed" | grep -qx "$p" || echo "$p"
+		echo "$installed" | grep -qxF "$p" || echo "$p"
 	done
 }
+
+# The guest's busybox and the i386 libraries need apt to know i386.
+if ! dpkg --print-foreign-architectures | grep -qx i386; then
+	[ "$(id -u)" = 0 ] || die "the i386 architecture is not enabled in apt (the guest's busybox and lab 6's crash are i386). Run:
+    sudo dpkg --add-architecture i386 && sudo apt-get update"
+	say "enabling the i386 architecture in apt"
+	dpkg --add-architecture i386
+	apt-get update -q
+fi
 
 need=$(missing_packages | tr '\n' ' ')
 if [ -n "$need" ]; then
@@ -39,28 +54,33 @@ if [ -n "$need" ]; then
 	[ -z "$need" ] || die "apt-get did not install: $need"
 fi
 
-if [ ! -x "$BUSYBOX" ]; then
-	if ! dpkg --print-foreign-architectures | grep -qx i386; then
-		[ "$(id -u)" = 0 ] || die "the i386 architecture is not enabled in apt (the guest needs busybox-static:i386). Run:
-    sudo dpkg --add-architecture i386 && sudo apt-get update"
-		dpkg --add-architecture i386
-		apt-get update -q
-	fi
+# fetch_deb PACKAGE FOLDER: download a Debian package and unpack it into
+# the build cache (nothing is installed).
+fetch_deb() {
 	dl=$BUILD/deps/download
-	rm -rf "$dl" "$BUILD/deps/busybox"
+	rm -rf "$dl" "$2" "$2.tmp"
 	mkdir -p "$dl"
-	say "fetching busybox-static:i386 into $BUILD/deps"
-	(cd "$dl" && apt-get download -q busybox-static:i386) ||
-		die "could not download busybox-static:i386; if apt says it is unknown, run: sudo apt-get update"
-	dpkg -x "$dl"/busybox-static_*_i386.deb "$BUILD/deps/busybox.tmp"
-	mv "$BUILD/deps/busybox.tmp" "$BUILD/deps/busybox"
+	say "fetching $1 into $BUILD/deps"
+	(cd "$dl" && apt-get download -q "$1") ||
+		die "could not download $1; if apt says it is unknown, run: sudo apt-get update"
+	dpkg -x "$dl"/*.deb "$2.tmp"
+	mv "$2.tmp" "$2"
 	rm -rf "$dl"
+}
+
+if [ ! -x "$BUSYBOX" ]; then
+	fetch_deb busybox-static:i386 "$BUILD/deps/busybox"
 	[ -x "$BUSYBOX" ] || die "busybox-static:i386 did not contain bin/busybox"
-	# Under sudo, hand the cache back to the learner, who runs the labs
-	# without root.
-	if [ -n "${SUDO_UID:-}" ]; then
-		chown "$SUDO_UID:$SUDO_GID" "$BUILD"
-		chown -R "$SUDO_UID:$SUDO_GID" "$BUILD/deps"
-	fi
 fi
 
+if [ ! -x "$CRASH" ]; then
+	fetch_deb crash:i386 "$BUILD/deps/crash"
+	[ -x "$CRASH" ] || die "crash:i386 did not contain usr/bin/crash"
+fi
+
+# Under sudo, hand the cache back to the learner, who runs the labs
+# without root.
+if [ -n "${SUDO_UID:-}" ]; then
+	chown "$SUDO_UID:$SUDO_GID" "$BUILD"
+	chown -R "$SUDO_UID:$SUDO_GID" "$BUILD/deps"
+fi

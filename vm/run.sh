@@ -215,3 +215,26 @@ vm_gdb() {
 		-ex "target remote 127.0.0.1:$GDB_PORT" \
 		"$@" "$obj/vmlinux"
 }
+
+# vm_monitor COMMAND: run a QEMU monitor command on the running guest and
+# print its answer (python3's socket: no socat or nc needed).
+vm_monitor() {
+	python3 - "$RUN/monitor.sock" "$1" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(120)
+def until_prompt():
+    data = b''
+    while not data.endswith(b'(qemu) '):
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode(errors='replace')
+until_prompt()                      # the banner
+s.sendall(sys.argv[2].encode() + b'\n')
+out = until_prompt()
+print('\n'.join(l for l in out.splitlines()[1:] if not l.startswith('(qemu)')))
+PY
+}

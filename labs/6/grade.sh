@@ -1,0 +1,64 @@
+#!/bin/sh
+# labs/6/grade.sh [ANSWERS]: grade lab 6 (make grade N=6): run crash on
+# the lab's dump (vm/crash.sh, which makes it if needed) with the lab's
+# commands (labs/6/crash.cmds) and check what it shows. ANSWERS: lines of
+# "key = value" (panic_task, cpus), checked against the same run.
+. "$(dirname "$0")/../../vm/lib.sh"
+
+answers=${1:-}
+stage=$(cat "$TOP/labs/6/stage")
+log=$BUILD/run/lab6-crash.log
+mkdir -p "$BUILD/run"
+"$TOP/vm/crash.sh" "$stage" "$TOP/labs/6/crash.cmds" > "$log" 2>&1 || true
+
+results=
+check() { if eval "$1"; then results="${results}ok - $2
+"; else results="${results}not ok - $2
+"; fi; }
+has() { grep -q -- "$1" "$log"; }
+# section NAME: the output of the command after "echo ==== NAME".
+section() { awk -v h="==== $1" '$0 == h { on = 1; next } /^==== / { on = 0 } on' "$log"; }
+value() { sed -n "s/^ *$1: *//p" "$log" | head -n 1; }
+
+panic=$(value PANIC)
+cpus=$(value CPUS)
+tasks=$(value TASKS)
+task=$(sed -n 's/^PID: *[0-9]* *TASK: [0-9a-f]* *CPU: [0-9]* *COMMAND: "\(.*\)"/\1/p' "$log" | head -n 1)
+check 'echo "$panic" | grep -q "low stack detected by irq handler"' \
+	"crash's sys names the panic: ${panic:-none}"
+check '[ "$task" = dd ]' "bt shows the panicking task: ${task:-none}"
+frames=$(section "bt -T" | grep -c ' descend at ' || true)
+check '[ "$frames" -ge 10 ]' \
+	"bt -T finds the recursing function on dd's stack ($frames descend return addresses)"
+check 'section log | grep -q "low stack detected by irq handler" && section log | grep -q "descend+"' \
+	"crash's log has the IRQ-entry check's report with descend in its trace"
+# panic() took the other CPU offline before the dump (stop_this_cpu()
+# clears it from cpu_online_mask): crash counts online CPUs.
+check '[ "$cpus" = 1 ]' "sys counts the CPUs left online by panic(): ${cpus:-none}"
+check '[ "${tasks:-0}" -gt 20 ]' "sys counts the tasks: ${tasks:-none}"
+
+if [ -n "$answers" ]; then
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		key=$(echo "${line%%=*}" | tr -d ' \t'); given=$(echo "${line#*=}" | tr -d ' \t')
+		case $key in
+		panic_task) want=$task ;;
+		cpus) want=$cpus ;;
+		*) results="${results}not ok - answer $key: lab 6 asks no such question (it asks: panic_task cpus)
+"; continue ;;
+		esac
+		if [ "$given" = "$want" ]; then
+			results="${results}ok - answer $key = $given
+"
+		else
+			results="${results}not ok - answer $key = $given, but crash shows $want
+"
+		fi
+	done < "$answers"
+fi
+
+printf '%s' "$results"
+p=$(printf '%s' "$results" | grep -c '^ok - ' || true)
+f=$(printf '%s' "$results" | grep -c '^not ok - ' || true)
+echo "lab 6: $p passed, $f failed (log: $log)"
+[ "$f" -eq 0 ]
