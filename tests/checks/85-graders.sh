@@ -6,7 +6,7 @@
 
 for d in "$TOP"/labs/[0-9]*/; do
 	n=$(basename "$d")
-	[ -f "$d/grade.py" ] || continue
+	[ -f "$d/grade.py" ] || [ -x "$d/grade.sh" ] || continue
 	start=$(date +%s)
 	out=$("$TOP/labs/grade.sh" "$n" 2>&1) && rc=0 || rc=$?
 	echo "$out" >&2
