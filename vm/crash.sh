@@ -24,7 +24,9 @@ map=$(stage_dir "$k")/crash.map
 [ -x "$crash" ] || die "crash is not in the build cache: run 'make deps'"
 [ -f "$obj/vmlinux" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
 
-if [ ! -f "$vmcore" ] || [ "$obj/vmlinux" -nt "$vmcore" ] || [ "$BUILD/initramfs.cpio" -nt "$vmcore" ]; then
+mods=$(stage_dir "$k")/modules.cpio
+if [ ! -f "$vmcore" ] || [ "$obj/vmlinux" -nt "$vmcore" ] || [ "$BUILD/initramfs.cpio" -nt "$vmcore" ] \
+   || { [ -f "$mods" ] && [ "$mods" -nt "$vmcore" ]; }; then
 	trap 'vm_stop; rm -f "$vmcore.tmp"' EXIT
 	rm -f "$vmcore" "$vmcore.tmp"
 	KS_APPEND="panic=0" vm_start "$k" running /labs/6/guest.sh

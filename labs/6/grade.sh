@@ -35,7 +35,11 @@ check 'section log | grep -q "low stack detected by irq handler" && section log 
 # panic() took the other CPU offline before the dump (stop_this_cpu()
 # clears it from cpu_online_mask): crash counts online CPUs.
 check '[ "$cpus" = 1 ]' "sys counts the CPUs left online by panic(): ${cpus:-none}"
-check '[ "${tasks:-0}" -gt 20 ]' "sys counts the tasks: ${tasks:-none}"
+# crash's own task table (sys, ps) finds 2 tasks in these dumps: see
+# labs/6/README.md. The kernel's task list itself is intact.
+listed=$(section tasks | grep -c '^ *pid = ' || true)
+check '[ "$listed" -gt 20 ] && section tasks | grep -q "comm = \"dd"' \
+	"walking init_task.tasks finds every task, dd among them ($listed; crash's sys says TASKS: ${tasks:-none})"
 
 if [ -n "$answers" ]; then
 	while IFS= read -r line; do

@@ -5,7 +5,9 @@
 cat <<'TXT'
 ==== Lab 6: post-mortem with crash (stage 2: an overflow panic) ====
 Try:  sys              the panic message, CPUs, tasks
-      ps               the tasks (> marks the ones running on a CPU)
+      ps               the tasks crash finds (see README: only 2)
+      list -o task_struct.tasks -s task_struct.comm,pid -h init_task
+                       every task, from the kernel's own task list
       bt               the panicking task's stack at the panic
       bt -t            every text address on that stack: the recursion
       task             its task_struct;  rd -s ADDR 32: words as symbols
