@@ -223,7 +223,12 @@ def find_area(addr, cpu, known=None):
     return None
 
 
-def task_by_pid(pid):
+def task_by_pid(arg):
+    """The task whose pid a command argument names."""
+    try:
+        pid = int(arg)
+    except ValueError:
+        raise KstackError('not a pid: %s' % arg)
     for t in tasks.task_lists():
         if int(t['pid']) == pid:
             return t

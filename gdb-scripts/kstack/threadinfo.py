@@ -42,10 +42,7 @@ of task_struct), end_of_stack() and whether STACK_END_MAGIC is intact."""
 
     def run(self, arg):
         if arg:
-            try:
-                task = stacks.task_by_pid(int(arg))
-            except ValueError:
-                raise stacks.KstackError('not a pid: %s' % arg)
+            task = stacks.task_by_pid(arg)
         else:
             task = stacks.current_task(stacks.selected_cpu())
         ts = stacks.thread_size()

@@ -69,10 +69,7 @@ depth: N bytes left" lines in the kernel log)."""
 
     def run(self, arg):
         if arg:
-            try:
-                task = stacks.task_by_pid(int(arg))
-            except ValueError:
-                raise stacks.KstackError('not a pid: %s' % arg)
+            task = stacks.task_by_pid(arg)
             chosen = [stacks.Area('task', int(task['stack']),
                                   stacks.thread_size(), owner=task)]
         else:
