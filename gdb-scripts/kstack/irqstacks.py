@@ -28,7 +28,7 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
     def run(self, arg):
         if stacks.irq_stack('hardirq', 0) is None:
             gdb.write('This stage has no IRQ stacks: device interrupts and '
-                      'softirqs run on the interrupted task\'s stack.\n')
+                      'softirqs run\non the interrupted task\'s stack.\n')
             return
         gdb.write('%-3s %-8s %-23s %-4s %-11s %s\n' % (
             'CPU', 'stack', 'area', 'sp?', 'saved esp', 'taken on'))

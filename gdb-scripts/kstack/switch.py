@@ -88,8 +88,8 @@ without IRQ stacks (stage 1) there is no switch to watch, and it says so."""
         points = switch_points()
         if not points:
             raise stacks.KstackError(
-                'this stage never switches stacks: no xchg onto an IRQ stack '
-                'in %s (interrupts run on the task\'s stack)'
+                'this stage never switches stacks: no xchg onto an IRQ stack\n'
+                'in %s; interrupts run on the task\'s stack'
                 % ' or '.join(SWITCHERS))
         for addr, function, what in points:
             WATCHES.append(SwitchBreakpoint(addr, function, what,

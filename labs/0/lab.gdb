@@ -31,7 +31,7 @@ echo \  lx-ps                     every task;  lx-dmesg: the kernel log\n
 echo \  ks-where                  which stack this CPU is on\n
 echo \  ks-irqstacks              every CPU's hardirq and softirq stacks\n
 echo \  ks-thread-info            where thread_info lives, then and now\n
-echo \  ks-watch-switch           then continue: watch the switch to the IRQ stack\n
+echo \  ks-watch-switch           then continue: see each switch of stacks\n
 echo \  break do_IRQ              2.6's name: stops at 6.1's common_interrupt\n
 echo \  quit                      ends gdb and the guest\n
 echo See labs/0/README.md.\n

@@ -18,7 +18,7 @@ echo Try:\n
 echo \  ks-where                  which stack: the interrupted task's own\n
 echo \  p $sp                     remember it, then step towards the handler:\n
 echo \  break handle_irq_event    continue; ks-where again: same stack, deeper\n
-echo \  ks-bt                     the handler's frames sit on the task's frames\n
+echo \  ks-bt                     the handler's frames on the task's frames\n
 echo \  break __do_softirq        continue: a softirq from irq_exit_rcu()\n
 echo \  ks-bt                     ... still on the same task stack\n
 echo \  ks-stack-use              how deep every stack has been so far\n

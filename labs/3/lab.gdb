@@ -16,7 +16,7 @@ echo Stopped at do_IRQ (6.1: common_interrupt), on the interrupted stack.\n
 echo Try:\n
 echo \  p sizeof(init_stack)      THREAD_SIZE: 4096\n
 echo \  ks-where                  room left below $sp, and the warning line\n
-echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's answer\n
+echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's\n
 echo \  ks-stack-picture          this stack, drawn\n
 echo \  ks-stack-use              how close every stack has come to its end\n
 echo \  continue                  the next interrupt: how much room now?\n

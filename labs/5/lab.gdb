@@ -14,7 +14,7 @@ echo ==== Lab 5: what 4K stacks buy (stage 3: one page per thread) ====\n
 echo Stopped in copy_process(): the program threads is cloning a thread.\n
 echo Try:\n
 echo \  finish                    copy_process returns the new task: $\n
-echo \  p $->stack                its kernel stack, one page (sizeof(init_stack))\n
+echo \  p $->stack                its kernel stack: one page\n
 echo \  p $$->pid                 then: ks-thread-info PID\n
 echo \  p $lx_per_cpu("current_task")->signal->nr_threads\n
 echo \  continue                  let the experiment run (the serial log shows\n
