@@ -5,7 +5,7 @@ import re
 from grading import (answer, check, continue_to, cpu, current,
                      interrupted_kernel_task_stack, run, start_lab, val)
 
-INTERRUPTS = 20    # interrupts to measure the room left over
+INTERRUPTS = 10    # interrupts to measure the room left over
 
 start_lab(3)
 ts = val('sizeof(init_stack)')
