@@ -21,6 +21,7 @@ INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
 .PHONY: help deps kernel kernels initramfs boot lab crash check bench clean distclean \
+	transcripts book \
 	check-lab check-stage grade
 
 help:
@@ -34,6 +35,7 @@ help:
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
 	@echo 'make kernels     build every stage (stages: $(STAGES))'
 	@echo 'make initramfs   pack the guest initramfs'
+	@echo 'make transcripts run the workbook'"'"'s gdb sessions; make book: render it (draft)'
 	@echo 'make bench       measure the budgets: cold/warm lab, boot, warm check'
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
@@ -86,6 +88,15 @@ grade: check-lab deps initramfs
 
 check: deps kernels initramfs
 	@tests/run.sh
+
+# The workbook (a draft: chapters for labs 0, 4 and 5 so far). Its
+# transcripts come from real runs; its tables from labs 4 and 5's
+# experiments (make check runs them).
+transcripts: deps kernels initramfs
+	@book/transcripts.sh
+
+book: deps
+	@book/build.sh
 
 bench: deps
 	@tests/bench.sh

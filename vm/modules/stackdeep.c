@@ -51,6 +51,7 @@ static unsigned long room_left(void)
  * One frame of a known size: a volatile array the compiler must keep,
  * filled so that it is really written (and shows in stack-use scans).
  */
+// tag::descend[]
 static noinline int descend(int depth)
 {
 	volatile char pad[STACKDEEP_FRAME];
@@ -75,6 +76,7 @@ static noinline int descend(int depth)
 	}
 	return frames + pad[depth % STACKDEEP_FRAME] - 0x5a;
 }
+// end::descend[]
 
 /* One descent, then its report. */
 static void descend_and_report(void)

@@ -1,0 +1,17 @@
+#!/bin/sh
+# book/build.sh: render the workbook (make book) to build/book/index.html.
+# Fails if a transcript or table it includes is missing or if asciidoctor
+# warns (an include that does not resolve is a warning).
+. "$(dirname "$0")/../vm/lib.sh"
+
+out=$BUILD/book
+"$TOP/book/reference.sh"
+for f in transcripts/lab0.txt transcripts/lab4.txt reference.adoc; do
+	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
+done
+for f in lab4-overflow.adoc lab5-memory.adoc; do
+	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${f%%-*}/experiment.sh (make check does)" 2>/dev/null
+done
+asciidoctor --failure-level WARN -a transcripts="$out/transcripts" -a results="$BUILD/results" \
+	-a generated="$out" -D "$out" "$TOP/book/index.adoc" || die "asciidoctor failed (warnings count as failures)"
+echo "$out/index.html"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# book/reference.sh: the gdb command reference of the workbook, from the
+# commands' own help texts (their class docstrings), into
+# build/book/reference.adoc.
+. "$(dirname "$0")/../vm/lib.sh"
+
+out=$BUILD/book
+mkdir -p "$out"
+obj=$(stage_obj 0)
+[ -f "$obj/vmlinux" ] || die "stage 0 has no kernel: run 'make kernel N=0'"
+commands="ks-where ks-irqstacks ks-bt ks-thread-info ks-stack-use ks-stack-picture ks-watch-switch"
+functions="hardirq_ctx softirq_ctx current_thread_info"
+args=
+for c in $commands; do args="$args -ex 'echo ==== $c\\n' -ex 'help $c'"; done
+for f in $functions; do args="$args -ex 'echo ==== \$$f\\n' -ex 'help function $f'"; done
+eval gdb -q -nx -batch -iex "'set auto-load safe-path $BUILD'" "$obj/vmlinux" \
+	-x "$TOP/gdb-scripts/load.py" $args </dev/null 2>/dev/null |
+awk '/^==== / { if (open) print "...."; print ""; print "=== `" $2 "`"; print ""; print "...."; open = 1; next }
+     open { print }
+     END { if (open) print "...." }' > "$out/reference.adoc.tmp"
+grep -q '^=== `ks-where`' "$out/reference.adoc.tmp" || die "no help text from gdb (see gdb-scripts/)"
+mv "$out/reference.adoc.tmp" "$out/reference.adoc"

@@ -1,0 +1,32 @@
+#!/bin/sh
+# book/transcripts.sh: make the workbook's transcripts (make transcripts).
+#
+# For each book/transcripts/labN.gdb: boot lab N's stage as `make lab`
+# does, run labs/N/lab.gdb and then the walk in gdb batch mode, and write
+# the session to build/book/transcripts/labN.txt, headed by what it was
+# run on. Addresses and pids are kept as they were, and labelled so.
+. "$(dirname "$0")/../vm/lib.sh"
+. "$TOP/vm/run.sh"
+
+out=$BUILD/book/transcripts
+mkdir -p "$out"
+trap 'vm_stop' EXIT
+for walk in "$TOP"/book/transcripts/lab*.gdb; do
+	n=$(basename "$walk" .gdb); n=${n#lab}
+	stage=$(cat "$TOP/labs/$n/stage")
+	guest=
+	[ -f "$TOP/labs/$n/guest.sh" ] && guest=/labs/$n/guest.sh
+	vm_start "$stage" halted "$guest"
+	session=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
+		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4"' x "$GDB_PORT" "$stage" "$n" "$walk" \
+		</dev/null 2>&1) || die "lab $n's transcript: gdb failed (see $RUN)"
+	vm_stop
+	{
+		echo "# A real session: stage $stage, $(uname -r -s) host, $(qemu-system-i386 --version | head -n 1),"
+		echo "# $(gdb --version | head -n 1), $(date -u +%F). Addresses and pids are this run's."
+		# From the lab's banner on: the boot and attach lines are noise.
+		echo "$session" | sed -n '/^==== Lab /,$p' | grep -a -v '^\[Inferior 1 (process 1) detached\]'
+	} > "$out/lab$n.txt.tmp"
+	mv "$out/lab$n.txt.tmp" "$out/lab$n.txt"
+	say "lab $n: $out/lab$n.txt"
+done
