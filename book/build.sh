@@ -6,12 +6,13 @@
 
 out=$BUILD/book
 "$TOP/book/reference.sh"
-for f in transcripts/lab0.txt transcripts/lab4.txt reference.adoc; do
+for f in transcripts/lab0.txt transcripts/lab1.txt transcripts/lab2.txt transcripts/lab3.txt \
+	 transcripts/lab4.txt transcripts/lab6.txt reference.adoc; do
 	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
 done
 for f in lab4-overflow.adoc lab5-memory.adoc; do
 	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${f%%-*}/experiment.sh (make check does)" 2>/dev/null
 done
 asciidoctor --failure-level WARN -a transcripts="$out/transcripts" -a results="$BUILD/results" \
-	-a generated="$out" -D "$out" "$TOP/book/index.adoc" || die "asciidoctor failed (warnings count as failures)"
+	-a generated="$out" -a patches="$TOP/patches" -D "$out" "$TOP/book/index.adoc" || die "asciidoctor failed (warnings count as failures)"
 echo "$out/index.html"

@@ -14,6 +14,7 @@ import gdb
 from kstack import stacks
 
 MAX_FRAMES = 64
+KERNEL_START = 0xc0000000    # PAGE_OFFSET of the lab kernels (3G/1G split)
 
 
 class Frame:
@@ -54,6 +55,12 @@ def walk(cpu):
             if user:
                 break
             pc, bp = int(regs['ip']) & 0xffffffff, int(regs['bp']) & 0xffffffff
+            if pc < KERNEL_START:
+                # A new thread's first frame: ret_from_fork's pt_regs,
+                # with no kernel code under it.
+                frames[-1].note = 'pt_regs at %#x: a new thread\'s first ' \
+                                  'frame, nothing under it' % where
+                break
             frames.append(Frame(pc, bp, stacks.find_area(bp, cpu, known)))
             continue
         area = stacks.find_area(bp, cpu, known)

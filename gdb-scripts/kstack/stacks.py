@@ -65,7 +65,17 @@ def word(addr):
 
 def symbol(pc):
     """'function+offset' for a code address, or its hex value."""
-    text = gdb.execute('info symbol %#x' % pc, to_string=True)
+    # With "set trace-commands on" gdb would echo the command into the
+    # captured text: turn tracing off around it.
+    trace = gdb.parameter('trace-commands')
+    if trace:
+        gdb.execute('set trace-commands off', to_string=True)
+    try:
+        text = gdb.execute('info symbol %#x' % (pc & 0xffffffff),
+                           to_string=True)
+    finally:
+        if trace:
+            gdb.execute('set trace-commands on', to_string=True)
     if text.startswith('No symbol'):
         return '%#x' % pc
     name = text.split(' in section ')[0].strip()
@@ -76,6 +86,8 @@ def caller(ret):
     """'function+offset' for a return address: looked up at ret - 1, since
     a call that never returns can be the last instruction of a function,
     its return address the first of the next one."""
+    if not ret:
+        return '0x0'
     name = symbol(ret - 1)
     if '+' in name:
         fn, off = name.rsplit('+', 1)

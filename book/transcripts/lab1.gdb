@@ -1,0 +1,13 @@
+# The walk of book/chapters/lab1.adoc, after labs/1/lab.gdb's stop.
+set trace-commands on
+ks-where
+p $sp
+break handle_irq_event
+continue
+ks-where
+ks-bt
+delete
+break __do_softirq
+continue
+ks-bt
+delete
