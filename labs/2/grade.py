@@ -5,7 +5,7 @@ import re
 import gdb
 from kstack import switch
 
-from grading import (answer, check, continue_to, cpu,
+from grading import (answer, check, continue_to, cpu, current,
                      interrupted_kernel_task_stack, run, start_lab, val)
 
 start_lab(2)
@@ -24,12 +24,8 @@ def stack_of(addr, c):
     for kind in ('hardirq', 'softirq'):
         if irq_top(kind, c) - ts <= addr <= irq_top(kind, c):
             return kind
-    stack = int(gdb_current(c)['stack'])
+    stack = int(current(c)['stack'])
     return 'task' if stack <= addr < stack + ts else 'other'
-
-
-def gdb_current(c):
-    return gdb.parse_and_eval('$lx_per_cpu("current_task", %d)' % c).dereference()
 
 
 # The switch instructions, as ks-watch-switch finds them; one CPU and one
