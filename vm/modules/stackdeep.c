@@ -12,7 +12,7 @@
  *	chain at every stage, which runs past the end of a small stack.
  *
  * At the deepest point it busy-waits wait_ms milliseconds with interrupts
- * enabled, so that interrupts arrive at that depth and meet the kernel's
+ * enabled (and /sys/kernel/debug/stackdeep/deep reads Y), so that interrupts arrive at that depth and meet the kernel's
  * checks (check_stack_overflow() at IRQ entry). Then it returns and logs
  * how deep it went, whether the stack's end magic survived and how many
  * bytes just below the stack changed. Nothing is printed at the deepest
@@ -35,6 +35,9 @@ MODULE_PARM_DESC(wait_ms, "milliseconds to wait at the deepest point");
 
 static unsigned long deepest_sp;
 static struct dentry *dir;
+/* Y while a descent waits at its deepest point: a guest script can start
+ * the interrupts it wants to land there (debugfs file "deep"). */
+static bool at_bottom;
 static char below_before[BELOW_BYTES];
 
 /* The stop rule of one descent: a room to leave, or a number of calls. */
@@ -71,7 +74,9 @@ static noinline int descend(int depth)
 		frames = descend(depth + 1);
 	} else {
 		deepest_sp = current_stack_pointer;
+		WRITE_ONCE(at_bottom, true);
 		mdelay(wait_ms);
+		WRITE_ONCE(at_bottom, false);
 		frames = depth;
 	}
 	return frames + pad[depth % STACKDEEP_FRAME] - 0x5a;
@@ -147,6 +152,7 @@ static int __init stackdeep_init(void)
 	dir = debugfs_create_dir("stackdeep", NULL);
 	debugfs_create_file("room", 0200, dir, NULL, &room_fops);
 	debugfs_create_file("frames", 0200, dir, NULL, &frames_fops);
+	debugfs_create_bool("deep", 0444, dir, &at_bottom);
 	return 0;
 }
 
