@@ -11,9 +11,14 @@
  *	recurses exactly N calls, whatever the stack's size: the same call
  *	chain at every stage, which runs past the end of a small stack.
  *
- * At the deepest point it busy-waits wait_ms milliseconds with interrupts
- * enabled (and /sys/kernel/debug/stackdeep/deep reads Y), so that interrupts arrive at that depth and meet the kernel's
- * checks (check_stack_overflow() at IRQ entry). Then it returns and logs
+ * At the deepest point it busy-waits with interrupts enabled, so that
+ * interrupts arrive at that depth and meet the kernel's checks
+ * (check_stack_overflow() at IRQ entry): wait_ms milliseconds, and when
+ * the module was loaded with hold_ms=M, on until a guest script writes Y
+ * to /sys/kernel/debug/stackdeep/release (at most M ms). Meanwhile
+ * /sys/kernel/debug/stackdeep/deep reads Y, so that a script knows when
+ * to start the interrupts it wants to land there, and can release the
+ * descent once it has seen them arrive. Then it returns and logs
  * how deep it went, whether the stack's end magic survived and how many
  * bytes just below the stack changed. Nothing is printed at the deepest
  * point: printk itself needs more stack than may be left there.
@@ -32,12 +37,17 @@
 static unsigned int wait_ms = 100;
 module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "milliseconds to wait at the deepest point");
+static unsigned int hold_ms;
+module_param(hold_ms, uint, 0644);
+MODULE_PARM_DESC(hold_ms, "if set, wait on until 'release' is written, at most this long");
 
 static unsigned long deepest_sp;
 static struct dentry *dir;
 /* Y while a descent waits at its deepest point: a guest script can start
  * the interrupts it wants to land there (debugfs file "deep"). */
 static bool at_bottom;
+/* Written Y by a guest script: the descent at the bottom may return. */
+static bool released;
 static char below_before[BELOW_BYTES];
 
 /* The stop rule of one descent: a room to leave, or a number of calls. */
@@ -48,6 +58,18 @@ static int want_frames;
 static unsigned long room_left(void)
 {
 	return current_stack_pointer - (unsigned long)task_stack_page(current);
+}
+
+/* Wait at the deepest point, interrupts enabled (see the top comment). */
+static __always_inline void wait_at_bottom(void)
+{
+	unsigned int ms;
+
+	WRITE_ONCE(at_bottom, true);
+	for (ms = 0; ms < wait_ms ||
+		     (ms < hold_ms && !READ_ONCE(released)); ms++)
+		mdelay(1);
+	WRITE_ONCE(at_bottom, false);
 }
 
 /*
@@ -74,9 +96,7 @@ static noinline int descend(int depth)
 		frames = descend(depth + 1);
 	} else {
 		deepest_sp = current_stack_pointer;
-		WRITE_ONCE(at_bottom, true);
-		mdelay(wait_ms);
-		WRITE_ONCE(at_bottom, false);
+		wait_at_bottom();
 		frames = depth;
 	}
 	return frames + pad[depth % STACKDEEP_FRAME] - 0x5a;
@@ -92,6 +112,7 @@ static void descend_and_report(void)
 	long left;
 
 	memcpy(below_before, below, BELOW_BYTES);
+	WRITE_ONCE(released, false);
 	frames = descend(1);
 	for (i = 0; i < BELOW_BYTES; i++)
 		changed += below[i] != below_before[i];
@@ -153,6 +174,7 @@ static int __init stackdeep_init(void)
 	debugfs_create_file("room", 0200, dir, NULL, &room_fops);
 	debugfs_create_file("frames", 0200, dir, NULL, &frames_fops);
 	debugfs_create_bool("deep", 0444, dir, &at_bottom);
+	debugfs_create_bool("release", 0600, dir, &released);
 	return 0;
 }
 
