@@ -4,9 +4,15 @@
 
 set -eu
 
-# Scripts live one folder below the top (vm/, labs/, tests/); make exports
-# TOP for the one-liners it runs with sh -c.
-TOP=${TOP:-$(cd "$(dirname "$0")/.." && pwd)}
+# Scripts live below the top (vm/, labs/N/, tests/checks/): the top is the
+# nearest folder up from the script that holds vm/lib.sh. make exports TOP
+# for the one-liners it runs with sh -c.
+top_of() {
+	d=$(cd "$(dirname "$1")" && pwd)
+	while [ ! -f "$d/vm/lib.sh" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
+	echo "$d"
+}
+TOP=${TOP:-$(top_of "$0")}
 BUILD=${BUILD:-$TOP/build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 export TOP BUILD
