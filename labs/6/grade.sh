@@ -30,6 +30,24 @@ check '[ "$task" = dd ]' "bt shows the panicking task: ${task:-none}"
 frames=$(section "bt -T" | grep -c ' descend at ' || true)
 check '[ "$frames" -ge 10 ]' \
 	"bt -T finds the recursing function on dd's stack ($frames descend return addresses)"
+# The overflowed stack itself: task gives its lowest address, rd (a second
+# crash run: commands cannot take values from earlier ones) its lowest
+# 2 KB. STACK_END_MAGIC must still be there (the check panicked before
+# anything ran off the end) and descend's 0x5a bytes lie within the IRQ-
+# entry check's line above it (sizeof(thread_info) + THREAD_SIZE/8 = 1040).
+stack=$(section task | sed -n 's/^ *stack = \(0x[0-9a-f]*\),*$/\1/p' | head -n 1)
+if [ -n "$stack" ]; then
+	printf 'echo ==== rd\nrd %s 512\nquit\n' "$stack" > "$BUILD/run/lab6-rd.cmds"
+	"$TOP/vm/crash.sh" "$stage" "$BUILD/run/lab6-rd.cmds" >> "$log" 2>&1 || true
+fi
+bottom=$(section rd | awk 'NR == 1 { print $2 }')
+# The first 0x5a word: its line's address and its place on the line.
+first=$(section rd | awk '{ for (i = 2; i <= 5; i++) if ($i == "5a5a5a5a") {
+	a = $1; sub(":", "", a); print a, (i - 2) * 4; exit } }')
+pad=
+[ -z "$first" ] || pad=$(( 0x${first% *} + ${first#* } - stack ))
+check '[ "$bottom" = 57ac6e9d ] && [ -n "$pad" ] && [ "$pad" -lt 1040 ]' \
+	"rd at dd's stack ${stack:-?}: the end magic ${bottom:-?} intact, descend's 0x5a bytes from ${pad:-?} bytes above it"
 check 'section log | grep -q "low stack detected by irq handler" && section log | grep -q "descend+"' \
 	"crash's log has the IRQ-entry check's report with descend in its trace"
 # panic() took the other CPU offline before the dump (stop_this_cpu()
