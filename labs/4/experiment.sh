@@ -27,7 +27,7 @@ for descent in "frames 25" "room 300"; do
 		res=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
 			vm_gdb "$2" -batch -x "$TOP/labs/4/watch.py"' x "$GDB_PORT" "$k" </dev/null 2>&1 || true)
 		vm_wait_exit 60 || true
-		serial=$(grep -a -v 'serial traffic' "$RUN/serial.log" || true)
+		serial=$(grep -a -v 'serial traffic' "$RUN/serial.log" | tr -d '\r' || true)
 		vm_stop
 		{ echo "=== stage $k, $how $n"; echo "$res" | grep '^result'; echo "$serial" | grep -a -e stackdeep -e 'low stack' -e 'Kernel panic' -e 'lab 4' -e KSTACK-DONE; } >> "$log"
 
@@ -44,16 +44,27 @@ for descent in "frames 25" "room 300"; do
 		magic=$(echo "$serial" | sed -n 's/.*stackdeep: end magic \([A-Za-z]*\);.*/\1/p' | head -n 1)
 		below=$(echo "$serial" | sed -n 's/.*; \([0-9]*\) of the 1024 bytes below the stack changed/\1/p' | head -n 1)
 		by=$(field overwritten_by "$r") entry=$(field via "$r")
-		rows="$rows$k|$how $n|${deep:-no report}|$checks|$where|${magic:-?}|${by:-?}|${entry:--}|${below:-?}|${panic:-none}|$survived
+		# For the plot: THREAD_SIZE, frames and the deepest esp's distance
+		# above the stack's end (negative: below it), from the same report.
+		frames=$(echo "$deep" | sed -n 's/^\([0-9]*\) frames.*/\1/p')
+		left=$(echo "$deep" | sed -n 's/.*frames, \([0-9]*\) left above end/\1/p; s/.*frames, \([0-9]*\) PAST end/-\1/p')
+		irqs=$(echo "$serial" | sed -n 's/.*stackdeep: \([0-9]*\) device interrupts.*/\1/p' | head -n 1)
+		rows="$rows$k|$how $n|${deep:-no report}|$checks|$where|${magic:-?}|${by:-?}|${entry:--}|${below:-?}|${panic:-none}|$survived|$(thread_size "$k")|${frames:-}|${left:-}|${irqs:-?}
 "
 	done
 done
+
+# The rows as data, for the workbook's plot (book/plots.py).
+{
+	echo "# stage|descent|deepest|checks|check's stack|end magic|overwritten by|in|bytes below changed|panic|dd returned|THREAD_SIZE|frames|bytes left above the end|device interrupts while deep"
+	printf '%s' "$rows"
+} > "$out/lab4-overflow.tsv"
 
 # The table, for a terminal and for the workbook.
 {
 	echo "Lab 4: overflow at each stage ($(date -u +%F), $(uname -m) host, QEMU TCG, 2 CPUs)"
 	echo "$rows" | awk -F'|' 'NF > 1 {
-		printf "stage %s, %s: deepest %s\n", $1, $2, $3
+		printf "stage %s, %s: deepest %s; %s device interrupts there\n", $1, $2, $3, $15
 		printf "  IRQ-entry check fired %s times (report on the %s stack); end magic %s", $4, $5, $6
 		if ($7 != "nobody" && $7 != "?") printf ", overwritten in %s%s", $7, ($8 == "none" ? "" : " (in " $8 ")")
 		printf "\n  %s of 1024 bytes under the stack changed; panic: %s; dd returned to user: %s\n", $9, $10, $11 }'
@@ -61,11 +72,11 @@ done
 {
 	echo '[cols="1,2,3,2,3,2,3",options="header"]'
 	echo '|==='
-	echo '|Stage |Descent |Deepest point |IRQ-entry check (report on) |End magic (overwritten in) |Bytes under the stack changed |Outcome'
+	echo '|Stage |Descent |Deepest point (device interrupts there) |IRQ-entry check (report on) |End magic (overwritten in) |Bytes under the stack changed |Outcome'
 	echo "$rows" | awk -F'|' 'NF > 1 {
 		by = ($7 == "nobody" || $7 == "?") ? "" : " (" $7 ($8 == "none" ? "" : ", in " $8) ")"
-		out = ($10 == "none") ? "survived" : "panic: " $10
-		printf "|%s |%s |%s |%s (%s) |%s%s |%s |%s\n", $1, $2, $3, $4, $5, $6, by, $9, out }'
+		out = ($10 != "none") ? "panic: " $10 : ($11 == "yes") ? "survived" : "dd never returned, no panic message"
+		printf "|%s |%s |%s (%s) |%s (%s) |%s%s |%s |%s\n", $1, $2, $3, $15, $4, $5, $6, by, $9, out }'
 	echo '|==='
 } > "$out/lab4-overflow.adoc"
 cat "$out/lab4-overflow.txt"

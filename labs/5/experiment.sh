@@ -47,6 +47,11 @@ for k in 2 3; do
 "
 done
 
+# The rows as data, for the workbook's plot (book/plots.py).
+{
+	echo "# stage|stack kB|threads|KernelStack kB per thread|how it ended|threads, fragmented|how it ended|buddyinfo, fragmented"
+	printf '%s' "$rows"
+} > "$out/lab5-memory.tsv"
 {
 	echo "Lab 5: what 4K stacks buy ($(date -u +%F); guest: ${CPUS:-2} CPUs, ${MEM:-128} MiB, QEMU TCG)"
 	echo "$rows" | awk -F'|' 'NF > 1 {

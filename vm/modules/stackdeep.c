@@ -14,19 +14,21 @@
  * At the deepest point it busy-waits with interrupts enabled, so that
  * interrupts arrive at that depth and meet the kernel's checks
  * (check_stack_overflow() at IRQ entry): wait_ms milliseconds, and when
- * the module was loaded with hold_ms=M, on until a guest script writes Y
- * to /sys/kernel/debug/stackdeep/release (at most M ms). Meanwhile
- * /sys/kernel/debug/stackdeep/deep reads Y, so that a script knows when
- * to start the interrupts it wants to land there, and can release the
- * descent once it has seen them arrive. Then it returns and logs
- * how deep it went, whether the stack's end magic survived and how many
- * bytes just below the stack changed. Nothing is printed at the deepest
- * point: printk itself needs more stack than may be left there.
+ * the module was loaded with irqs=N, on until N device interrupts have
+ * been handled on this CPU (the kernel's own count, kstat.irqs_sum), at
+ * most hold_ms. Meanwhile /sys/kernel/debug/stackdeep/deep reads Y, so
+ * that a guest script knows when to make those interrupts. Then it
+ * returns and logs how deep it went, whether the stack's end magic
+ * survived, how many bytes just below the stack changed and how many
+ * interrupts arrived. Nothing is printed at the deepest point: printk
+ * itself needs more stack than may be left there.
  */
 #include <linux/magic.h>
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/kernel_stat.h>
+#include <linux/ktime.h>
 #include <linux/sched/task_stack.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -37,17 +39,20 @@
 static unsigned int wait_ms = 100;
 module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "milliseconds to wait at the deepest point");
-static unsigned int hold_ms;
+static unsigned int irqs;
+module_param(irqs, uint, 0644);
+MODULE_PARM_DESC(irqs, "device interrupts to wait for at the deepest point (0: none)");
+static unsigned int hold_ms = 10000;
 module_param(hold_ms, uint, 0644);
-MODULE_PARM_DESC(hold_ms, "if set, wait on until 'release' is written, at most this long");
+MODULE_PARM_DESC(hold_ms, "the longest wait for them, in milliseconds");
 
 static unsigned long deepest_sp;
 static struct dentry *dir;
 /* Y while a descent waits at its deepest point: a guest script can start
  * the interrupts it wants to land there (debugfs file "deep"). */
 static bool at_bottom;
-/* Written Y by a guest script: the descent at the bottom may return. */
-static bool released;
+/* Device interrupts handled on the descent's CPU while it waited. */
+static unsigned long irqs_seen;
 static char below_before[BELOW_BYTES];
 
 /* The stop rule of one descent: a room to leave, or a number of calls. */
@@ -60,15 +65,26 @@ static unsigned long room_left(void)
 	return current_stack_pointer - (unsigned long)task_stack_page(current);
 }
 
-/* Wait at the deepest point, interrupts enabled (see the top comment). */
-static __always_inline void wait_at_bottom(void)
+/*
+ * Wait at the deepest point, interrupts enabled (see the top comment).
+ * By the clock, not by counting mdelay()s: each interrupt that finds the
+ * stack low prints a report, and the report's console output can raise
+ * the next serial interrupt at once, so the time spent between two
+ * mdelay()s has no bound. Not inlined: its locals belong to the deepest
+ * frame only, not to every descend() frame.
+ */
+static noinline void wait_at_bottom(void)
 {
-	unsigned int ms;
+	unsigned long start_irqs = this_cpu_read(kstat.irqs_sum);
+	u64 start = ktime_get_ns(), ms;
 
 	WRITE_ONCE(at_bottom, true);
-	for (ms = 0; ms < wait_ms ||
-		     (ms < hold_ms && !READ_ONCE(released)); ms++)
+	do {
 		mdelay(1);
+		ms = div_u64(ktime_get_ns() - start, NSEC_PER_MSEC);
+	} while (ms < wait_ms || (ms < hold_ms &&
+		 this_cpu_read(kstat.irqs_sum) - start_irqs < irqs));
+	irqs_seen = this_cpu_read(kstat.irqs_sum) - start_irqs;
 	WRITE_ONCE(at_bottom, false);
 }
 
@@ -112,7 +128,6 @@ static void descend_and_report(void)
 	long left;
 
 	memcpy(below_before, below, BELOW_BYTES);
-	WRITE_ONCE(released, false);
 	frames = descend(1);
 	for (i = 0; i < BELOW_BYTES; i++)
 		changed += below[i] != below_before[i];
@@ -123,6 +138,8 @@ static void descend_and_report(void)
 	pr_info("stackdeep: end magic %s; %d of the %d bytes below the stack changed\n",
 		*end == STACK_END_MAGIC ? "intact" : "OVERWRITTEN",
 		changed, BELOW_BYTES);
+	pr_info("stackdeep: %lu device interrupts on this CPU while it waited there\n",
+		irqs_seen);
 }
 
 static ssize_t room_write(struct file *file, const char __user *buf,
@@ -174,7 +191,6 @@ static int __init stackdeep_init(void)
 	debugfs_create_file("room", 0200, dir, NULL, &room_fops);
 	debugfs_create_file("frames", 0200, dir, NULL, &frames_fops);
 	debugfs_create_bool("deep", 0444, dir, &at_bottom);
-	debugfs_create_bool("release", 0600, dir, &released);
 	return 0;
 }
 
