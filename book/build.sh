@@ -1,19 +1,35 @@
 #!/bin/sh
-# book/build.sh: render the workbook (make book) to build/book/index.html.
-# Fails if a transcript or table it includes is missing or if asciidoctor
-# warns (an include that does not resolve is a warning).
+# book/build.sh: render the workbook (make book) to build/book/index.html
+# and build/book/index.pdf. Fails if a transcript, table or figure it
+# includes is missing, if a kernel symbol it marks does not exist in its
+# stage (book/symcheck.sh), or if asciidoctor warns (an include that does
+# not resolve is a warning). Transcripts and lab 2's figure come from
+# 'make transcripts'; the tables from labs 4 and 5's experiments.
 . "$(dirname "$0")/../vm/lib.sh"
 
 out=$BUILD/book
 "$TOP/book/reference.sh"
 for f in transcripts/lab0.txt transcripts/lab1.txt transcripts/lab2.txt transcripts/lab3.txt \
-	 transcripts/lab4.txt transcripts/lab6.txt reference.adoc; do
+	 transcripts/lab4.txt transcripts/lab6.txt figures/irq-stacks.svg reference.adoc; do
 	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
 done
-for n in 4 5; do
-	f=$(ls "$BUILD"/results/lab$n-*.adoc 2>/dev/null | head -n 1)
-	[ -s "$f" ] || die "the book needs lab $n's table in $BUILD/results: run labs/$n/experiment.sh (make check does)"
+for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; do
+	n=${f#lab}
+	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.sh (make check does)"
 done
-asciidoctor --failure-level WARN -a transcripts="$out/transcripts" -a results="$BUILD/results" \
-	-a generated="$out" -a patches="$TOP/patches" -D "$out" "$TOP/book/index.adoc" || die "asciidoctor failed (warnings count as failures)"
+python3 "$TOP/book/plots.py" "$BUILD/results" "$out/figures" || die "the plots of labs 4 and 5 failed"
+python3 "$TOP/book/figure26.py" "$out/figures" || die "the figure of 2.6's stacks failed"
+"$TOP/book/symcheck.sh" || die "the workbook names symbols its stage's kernel does not have (above)"
+
+attrs="-a transcripts=$out/transcripts -a results=$BUILD/results -a generated=$out -a patches=$TOP/patches"
+say "rendering HTML"
+# shellcheck disable=SC2086
+asciidoctor --failure-level WARN $attrs -D "$out" "$TOP/book/index.adoc" ||
+	die "asciidoctor failed (warnings count as failures)"
+if command -v asciidoctor-pdf >/dev/null; then
+	say "rendering PDF"
+	# shellcheck disable=SC2086
+	asciidoctor-pdf --failure-level WARN $attrs -a imagesdir="$out" -D "$out" "$TOP/book/index.adoc" ||
+		die "asciidoctor-pdf failed (warnings count as failures)"
+fi
 echo "$out/index.html"

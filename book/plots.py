@@ -50,9 +50,10 @@ def lab4(results, out):
             svg.text(x(0) - 4, y + 19, 'no report', 11, 'end')
         warn = 16 + size // 8            # sizeof(thread_info) + STACK_WARN
         svg.line(x(warn), y + 1, x(warn), y + 29, COLORS['frame'], width=2)
-        outcome = 'survived' if r[9] == 'none' else 'panic'
-        svg.text(x(size) + 4 - 150, y + 40,
-                 'check fired %s×; %s' % (r[3], outcome), 10, 'start')
+        outcome = ('panic' if r[9] != 'none' else
+                   'dd survived' if r[10] == 'yes' else 'dd never returned')
+        svg.text(x(size), y + 40, 'IRQ-entry check fired %s×; %s' % (
+            r[3], outcome), 10, 'end')
     axis = top + row_h * len(runs) + 4
     svg.line(x(0), top - 6, x(0), axis, COLORS['magic'], dash=True)
     svg.text(x(0), axis + 14, 'end of stack (STACK_END_MAGIC)', 11, 'middle',

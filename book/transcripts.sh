@@ -9,23 +9,30 @@
 . "$TOP/vm/run.sh"
 
 out=$BUILD/book/transcripts
-mkdir -p "$out"
+KS_FIGURES=$BUILD/book/figures
+export KS_FIGURES
+mkdir -p "$out" "$KS_FIGURES"
 trap 'vm_stop' EXIT
 for walk in "$TOP"/book/transcripts/lab*.gdb; do
 	n=$(basename "$walk" .gdb); n=${n#lab}
 	stage=$(cat "$TOP/labs/$n/stage")
 	guest=
 	[ -f "$TOP/labs/$n/guest.sh" ] && guest=/labs/$n/guest.sh
+	# Where lab 2's walk ends (a CPU on its hardirq stack), the same session
+	# draws the figure of the stacks (book/stackfig.py, silent).
+	figure=/dev/null
+	[ "$n" = 2 ] && figure=$TOP/book/stackfig.py
 	vm_start "$stage" halted "$guest"
 	session=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
-		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4"' x "$GDB_PORT" "$stage" "$n" "$walk" \
-		</dev/null 2>&1) || die "lab $n's transcript: gdb failed (see $RUN)"
+		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4" -ex "set trace-commands off" -x "$5"' \
+		x "$GDB_PORT" "$stage" "$n" "$walk" "$figure" </dev/null 2>&1) ||
+		die "lab $n's transcript: gdb failed (see $RUN)"
 	vm_stop
 	{
 		echo "# A real session: stage $stage, $(uname -r -s) host, $(qemu-system-i386 --version | head -n 1),"
 		echo "# $(gdb --version | head -n 1), $(date -u +%F). Addresses and pids are this run's."
 		# From the lab's banner on: the boot and attach lines are noise.
-		echo "$session" | sed -n '/^==== Lab /,$p' | grep -a -v '^\[Inferior 1 (process 1) detached\]'
+		echo "$session" | sed -n '/^==== Lab /,$p' | grep -a -v -e '^\[Inferior 1 (process 1) detached\]' -e '^+set trace-commands off$'
 	} > "$out/lab$n.txt.tmp"
 	mv "$out/lab$n.txt.tmp" "$out/lab$n.txt"
 	say "lab $n: $out/lab$n.txt"
