@@ -53,6 +53,9 @@ def draw(path, title, note, columns, links):
             lines = text.split('\n')
             if below:
                 svg.rect(x, y, COL_W, y_of(0) - y, '#dadaeb', color)
+            # Labels go above their line, except near the top of the area,
+            # where the title is: there they go under it.
+            if below or place > 0.85:
                 first = y + 13
             else:
                 first = y - 4 - 12 * (len(lines) - 1)

@@ -1,0 +1,82 @@
+# The workbook, built from this run: transcripts made now (book/
+# transcripts.sh), the tables and plots of labs 4 and 5 from checks 86 and
+# 87, lab 2's figure drawn from its session; the build fails on a missing
+# piece, an asciidoctor warning or a marked symbol its stage lacks.
+. "$TOP/vm/lib.sh"
+. "$TOP/tests/lib.sh"
+
+book=$BUILD/book
+rm -rf "$book/transcripts" "$book/figures" "$book/index.html" "$book/index.pdf"
+
+if "$TOP/book/transcripts.sh" >&2; then
+	n=0
+	for f in "$book"/transcripts/lab*.txt; do
+		lab=$(basename "$f" .txt)
+		# Each one is a real session: lab.gdb's banner (or crash's sys).
+		if grep -q "^==== Lab ${lab#lab}:" "$f" || grep -q '^ *PANIC: ' "$f"; then
+			n=$((n + 1))
+		else
+			not_ok "transcript $lab.txt shows its lab's session (see $f)"
+		fi
+	done
+	ok "book/transcripts.sh wrote $n transcripts of real sessions"
+else
+	not_ok "book/transcripts.sh ran to its end"
+fi
+
+# Lab 2's figure is drawn from the same stop as its transcript: the
+# hardirq stack it draws is the one ks-irqstacks lists as in use.
+row=$(awk '$2 == "hardirq" && $4 == "yes"' "$book/transcripts/lab2.txt" 2>/dev/null | head -n 1)
+base=$(echo "$row" | awk '{ split($3, a, "-"); print a[1] }')
+if [ -n "$base" ] && grep -q ">$base<" "$book/figures/irq-stacks.svg" 2>/dev/null; then
+	ok "lab 2's figure draws the hardirq stack the transcript is on ($base)"
+else
+	not_ok "lab 2's figure draws the hardirq stack of its transcript (ks-irqstacks: '$row')"
+fi
+
+if "$TOP/book/build.sh" > "$BUILD/check/book-build.log" 2>&1; then
+	ok "the book renders without an asciidoctor warning: $(ls "$book"/index.html "$book"/index.pdf 2>/dev/null | xargs -n1 basename | tr '\n' ' ')"
+else
+	cat "$BUILD/check/book-build.log" >&2
+	not_ok "the book renders (see $BUILD/check/book-build.log)"
+fi
+cat "$BUILD/check/book-build.log" >&2
+total=$(sed -n 's/^all \([0-9]*\) marked symbols exist$/\1/p' "$BUILD/check/book-build.log")
+if [ "${total:-0}" -gt 10 ]; then
+	ok "all $total kernel symbols the chapters mark exist in their stages' vmlinux"
+else
+	not_ok "the chapters' marked symbols were looked up (log: $BUILD/check/book-build.log)"
+fi
+
+html=$book/index.html
+# Nothing of the source left raw; the generated parts in place.
+raw=$(grep -c -e 'include::' -e '\[source' -e '{transcripts}' -e '{results}' -e '\[\.sym\]' "$html" 2>/dev/null || true)
+expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found" [ "${raw:-1}" = 0 ]
+threads=$(awk -F'|' '!/^#/ { print $3 }' "$BUILD/results/lab5-memory.tsv" 2>/dev/null | head -n 1)
+expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
+	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
+for f in irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do
+	if grep -q "figures/$f.svg" "$html" && [ -s "$book/figures/$f.svg" ]; then
+		ok "the HTML shows figure $f.svg, drawn in this run"
+	else
+		not_ok "the HTML shows figure $f.svg, drawn in this run"
+	fi
+done
+
+# The checks can fail: a chapter about stage 1 that names stage 2's
+# hardirq_stack_ptr, and a build without transcripts.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '= Lab 1\n\n[.sym]`hardirq_stack_ptr` and [.sym]`common_interrupt()`\n' > "$tmp/lab1.adoc"
+if KS_CHAPTERS=$tmp "$TOP/book/symcheck.sh" > "$tmp/out" 2>&1; then
+	not_ok "the symbol check rejects stage 2's hardirq_stack_ptr in a stage 1 chapter (it passed)"
+else
+	expect "the symbol check rejects stage 2's hardirq_stack_ptr in a stage 1 chapter, and only it" \
+		sh -c 'grep -q "lab1.adoc: hardirq_stack_ptr (not in stage 1" "$1" && ! grep -q "common_interrupt (not" "$1"' x "$tmp/out"
+fi
+mkdir -p "$tmp/build"
+if BUILD=$tmp/build "$TOP/book/build.sh" > "$tmp/out" 2>&1; then
+	not_ok "the book build fails without its transcripts (it passed)"
+else
+	expect "the book build fails without its transcripts, naming the fix" grep -q "run 'make transcripts'" "$tmp/out"
+fi
