@@ -15,3 +15,7 @@ except ImportError:
               '(is vmlinux-gdb.py next to vmlinux, and its folder in the '
               'auto-load safe path?); ks- commands will say so.\n')
 import kstack  # noqa: F401,E402  (registers the ks- commands either way)
+
+# task_struct.comm is a char[16] padded with NULs: print it up to the first
+# one ("swapper/0"), as the kernel reads it, not with the padding.
+gdb.execute('set print null-stop on')
