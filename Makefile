@@ -35,7 +35,8 @@ help:
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
 	@echo 'make kernels     build every stage (stages: $(STAGES))'
 	@echo 'make initramfs   pack the guest initramfs'
-	@echo 'make transcripts run the workbook'"'"'s gdb sessions; make book: render it (draft)'
+	@echo 'make transcripts run the workbook'"'"'s gdb sessions (its transcripts and lab 2'"'"'s figure)'
+	@echo 'make book        render the workbook to build/book/index.html and index.pdf'
 	@echo 'make bench       measure the budgets: cold/warm lab, boot, warm check'
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
@@ -89,9 +90,8 @@ grade: check-lab deps initramfs
 check: deps kernels initramfs
 	@tests/run.sh
 
-# The workbook (a draft: chapters for labs 0, 4 and 5 so far). Its
-# transcripts come from real runs; its tables from labs 4 and 5's
-# experiments (make check runs them).
+# The workbook. Its transcripts come from real runs; its tables and plots
+# from labs 4 and 5's experiments (make check runs them, then builds it).
 transcripts: deps kernels initramfs
 	@book/transcripts.sh
 
