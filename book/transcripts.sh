@@ -20,11 +20,11 @@ for walk in "$TOP"/book/transcripts/lab*.gdb; do
 	[ -f "$TOP/labs/$n/guest.sh" ] && guest=/labs/$n/guest.sh
 	# Where lab 2's walk ends (a CPU on its hardirq stack), the same session
 	# draws the figure of the stacks (book/stackfig.py, silent).
-	figure=/dev/null
+	figure=
 	[ "$n" = 2 ] && figure=$TOP/book/stackfig.py
 	vm_start "$stage" halted "$guest"
 	session=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
-		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4" -ex "set trace-commands off" -x "$5"' \
+		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4" ${5:+-ex "set trace-commands off" -x "$5"}' \
 		x "$GDB_PORT" "$stage" "$n" "$walk" "$figure" </dev/null 2>&1) ||
 		die "lab $n's transcript: gdb failed (see $RUN)"
 	vm_stop
