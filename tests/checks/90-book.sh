@@ -24,14 +24,17 @@ else
 	not_ok "book/transcripts.sh ran to its end"
 fi
 
-# Lab 2's figure is drawn from the same stop as its transcript: the
-# hardirq stack it draws is the one ks-irqstacks lists as in use.
-row=$(awk '$2 == "hardirq" && $4 == "yes"' "$book/transcripts/lab2.txt" 2>/dev/null | head -n 1)
-base=$(echo "$row" | awk '{ split($3, a, "-"); print a[1] }')
-if [ -n "$base" ] && grep -q ">$base<" "$book/figures/irq-stacks.svg" 2>/dev/null; then
-	ok "lab 2's figure draws the hardirq stack the transcript is on ($base)"
+# Lab 2's figure is drawn from the same stop as the end of its transcript:
+# the CPU whose hardirq stack ks-bt's first frame is on there, and that
+# CPU's hardirq stack as ks-irqstacks lists it.
+t=$book/transcripts/lab2.txt
+cpu=$(sed -n '/^+ks-bt$/,$p' "$t" 2>/dev/null | sed -n 's/^#0 .* hardirq cpu\([0-9]*\)$/\1/p' | head -n 1)
+base=$(awk -v c="$cpu" '$1 == c && $2 == "hardirq" { split($3, a, "-"); print a[1]; exit }' "$t" 2>/dev/null)
+if [ -n "$base" ] && grep -q ">$base<" "$book/figures/irq-stacks.svg" 2>/dev/null &&
+   grep -q "on CPU $cpu:" "$book/figures/irq-stacks.svg"; then
+	ok "lab 2's figure draws CPU $cpu's hardirq stack ($base), where its transcript ends"
 else
-	not_ok "lab 2's figure draws the hardirq stack of its transcript (ks-irqstacks: '$row')"
+	not_ok "lab 2's figure draws the hardirq stack its transcript ends on (cpu '$cpu', base '$base')"
 fi
 
 if "$TOP/book/build.sh" > "$BUILD/check/book-build.log" 2>&1; then
