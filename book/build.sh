@@ -26,10 +26,9 @@ say "rendering HTML"
 # shellcheck disable=SC2086
 asciidoctor --failure-level WARN $attrs -D "$out" "$TOP/book/index.adoc" ||
 	die "asciidoctor failed (warnings count as failures)"
-if command -v asciidoctor-pdf >/dev/null; then
-	say "rendering PDF"
-	# shellcheck disable=SC2086
-	asciidoctor-pdf --failure-level WARN $attrs -a imagesdir="$out" -D "$out" "$TOP/book/index.adoc" ||
-		die "asciidoctor-pdf failed (warnings count as failures)"
-fi
+command -v asciidoctor-pdf >/dev/null || die "no asciidoctor-pdf: run 'make deps'"
+say "rendering PDF"
+# shellcheck disable=SC2086
+asciidoctor-pdf --failure-level WARN $attrs -a imagesdir="$out" -D "$out" "$TOP/book/index.adoc" ||
+	die "asciidoctor-pdf failed (warnings count as failures)"
 echo "$out/index.html"
