@@ -2,6 +2,11 @@
 # interrupt, drawn from a live kernel. Sourced in gdb (book/transcripts.sh)
 # where lab 2's walk ends: a CPU in handle_irq_event, on its hardirq stack.
 # Writes $KS_FIGURES/irq-stacks.svg; prints nothing else.
+#
+# The figure follows the saved esp at the bottom of the hardirq stack to
+# the stack the interrupt came from: usually a task stack, but when the
+# interrupt arrived during a softirq, the softirq stack, whose own saved
+# esp then leads to the task stack. Both happen in real runs.
 import os
 import sys
 
@@ -12,53 +17,87 @@ from kstack import stacks                      # noqa: E402
 from stackdraw import Column, draw             # noqa: E402
 
 
-def place(addr, base, size):
-    return (addr - base) / size
+def place(addr, area):
+    return (addr - area.base) / area.size
+
+
+def chain_from(hard, cpu):
+    """[(area, esp in it)] from the hardirq stack back to the task stack,
+    following each IRQ stack's saved esp (its bottom word)."""
+    known = stacks.areas(cpu)
+    chain = [(hard, stacks.sp_of(cpu))]
+    while chain[-1][0].kind != 'task':
+        saved = stacks.word(chain[-1][0].base)
+        area = stacks.find_area(saved, cpu, known)
+        if area is None or area.kind not in ('task', 'softirq') or \
+           area.base in [a.base for a, _ in chain]:
+            raise gdb.GdbError('stackfig: the saved esp %#x at %#x leads to '
+                               'no task stack' % (saved, chain[-1][0].base))
+        chain.append((area, saved))
+    return chain
+
+
+def column(area, cpu, sp):
+    size = area.size
+    if area.kind == 'task':
+        title = 'task stack: pid %d (%s)' % (int(area.owner['pid']),
+                                             area.owner['comm'].string())
+        col = Column(title, '%d bytes, THREAD_SIZE' % size, 'task',
+                     '%#x' % area.top, '%#x' % area.base,
+                     place(sp, area) if sp else None)
+        col.mark(0.0, 'end magic %#x' % stacks.word(area.base), '#756bb1')
+        return col
+    col = Column('%s stack, CPU %d' % (area.kind, cpu),
+                 '%s_stack_ptr' % area.kind, area.kind, '%#x' % area.top,
+                 '%#x' % area.base, place(sp, area) if sp else None)
+    saved = stacks.word(area.base)
+    if sp:
+        col.mark(0.0, 'saved esp %#x' % saved)
+    else:
+        col.mark(0.0, 'saved esp %#x\n(left by the last softirq)' % saved
+                 if saved else 'saved esp: never used')
+    return col
 
 
 def figure(path):
     cpu = stacks.selected_cpu()
-    size = stacks.thread_size()
     sp = stacks.sp_of(cpu)
-    hard = stacks.irq_stack('hardirq', cpu)
-    soft = stacks.irq_stack('softirq', cpu)
-    if not hard or not hard <= sp < hard + size:
+    base = stacks.irq_stack('hardirq', cpu)
+    hard = stacks.Area('hardirq', base, stacks.thread_size(), cpu=cpu) \
+        if base else None
+    if not hard or not hard.base <= sp < hard.top:
         raise gdb.GdbError('stackfig: CPU %d is not on its hardirq stack' % cpu)
-    saved = stacks.word(hard)
-    task = stacks.find_area(saved, cpu)
-    if task is None or task.kind != 'task':
-        raise gdb.GdbError('stackfig: the saved esp %#x is on no task stack'
-                           % saved)
-    pid, comm = int(task.owner['pid']), task.owner['comm'].string()
     fn = stacks.symbol(stacks.regs_of(cpu, 'pc')[0])
+    chain = chain_from(hard, cpu)
 
-    col_task = Column('task stack: pid %d (%s)' % (pid, comm),
-                      '%d bytes, THREAD_SIZE' % size, 'task',
-                      '%#x' % task.top, '%#x' % task.base,
-                      place(saved, task.base, size))
-    col_task.mark(place(saved, task.base, size),
-                  'esp when the interrupt came\n%#x' % saved)
-    col_task.mark(0.0, 'end magic %#x' % stacks.word(task.base),
-                  '#756bb1')
-    col_hard = Column('hardirq stack, CPU %d' % cpu, 'hardirq_stack_ptr',
-                      'hardirq', '%#x' % (hard + size), '%#x' % hard,
-                      place(sp, hard, size))
-    col_hard.mark(place(sp, hard, size), '$sp now %#x\nin %s' % (sp, fn))
-    col_hard.mark(0.0, 'saved esp %#x' % saved)
-    columns, links = [col_task, col_hard], [(1, 0.0, 0, place(saved, task.base,
-                                                               size),
-                                              'saved esp')]
-    if soft:
-        col_soft = Column('softirq stack, CPU %d' % cpu, 'softirq_stack_ptr',
-                          'softirq', '%#x' % (soft + size), '%#x' % soft)
-        last = stacks.word(soft)
-        col_soft.mark(0.0, 'saved esp %#x\n(left by the last softirq)' % last
-                      if last else 'saved esp: never used')
-        columns.append(col_soft)
-    owner = task.owner
+    # Left to right: where the interrupt came from, then each stack the
+    # CPU went onto; an arrow from each saved esp (an IRQ stack's bottom
+    # word) to the place in the column before it that it points to.
+    order = list(reversed(chain))
+    columns, links = [], []
+    for i, (area, esp) in enumerate(order):
+        col = column(area, cpu, esp)
+        if area is hard:
+            col.mark(place(sp, hard), '$sp now %#x\nin %s' % (sp, fn))
+        elif order[i + 1][0].kind == 'hardirq':
+            col.mark(place(esp, area), 'esp when the interrupt came\n%#x'
+                     % esp)
+        else:
+            col.mark(place(esp, area), 'esp when the softirqs began\n%#x'
+                     % esp)
+        if i:
+            before, its_esp = order[i - 1]
+            links.append((i, 0.0, i - 1, place(its_esp, before),
+                          'saved esp'))
+        columns.append(col)
+    soft = stacks.irq_stack('softirq', cpu)
+    if soft and all(a.kind != 'softirq' for a, _ in chain):
+        columns.append(column(stacks.Area('softirq', soft, hard.size,
+                                          cpu=cpu), cpu, None))
+    owner = chain[-1][0].owner
     note = ('A real stop (stage 2, %d-byte stacks). thread_info is not on '
             'the stack: it is the first member of task_struct, at %#x.'
-            % (size, int(owner['thread_info'].address)))
+            % (hard.size, int(owner['thread_info'].address)))
     draw(path, "A device interrupt on CPU %d: the switch onto the hardirq "
          "stack" % cpu, note, columns, links)
 

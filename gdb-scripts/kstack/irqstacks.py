@@ -42,9 +42,12 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
                     continue
                 top = base + stacks.thread_size()
                 saved = stacks.word(base)
+                # sp == top is an empty stack of this area; sp == base
+                # would be a full one (the hardirq stack's top is the
+                # softirq stack's base: the same address, two meanings).
                 gdb.write('%-3d %-8s %#x-%#x %-4s %#-11x %s\n' % (
                     cpu, kind, base, top,
-                    'yes' if base <= sp <= top else '-', saved,
+                    'yes' if base < sp <= top else '-', saved,
                     _describe(saved, cpu) if saved else '(never used)'))
 
 
