@@ -208,28 +208,34 @@ def entry_areas(cpu):
             Area('double-fault', int(dfs.address), dfs.type.sizeof, cpu=cpu)]
 
 
-def areas(cpu):
-    """The stack areas to look in for CPU: its IRQ stacks, its entry and
-    double-fault stacks, then every task's stack (current first)."""
+def each_area(cpu):
+    """The stack areas to look in for CPU, cheapest first: its IRQ stacks,
+    its entry and double-fault stacks, its current task's stack, then every
+    other task's (a walk of the task list, many reads over the gdbstub)."""
     ts = thread_size()
-    found = []
     for kind in ('hardirq', 'softirq'):
         base = irq_stack(kind, cpu)
         if base:
-            found.append(Area(kind, base, ts, cpu=cpu))
-    found += entry_areas(cpu)
+            yield Area(kind, base, ts, cpu=cpu)
+    for area in entry_areas(cpu):
+        yield area
     cur = current_task(cpu)
-    found.append(Area('task', int(cur['stack']), ts, owner=cur, cpu=cpu))
+    yield Area('task', int(cur['stack']), ts, owner=cur, cpu=cpu)
     for t in tasks.task_lists():
         if int(t['stack']) and int(t['stack']) != int(cur['stack']):
-            found.append(Area('task', int(t['stack']), ts, owner=t))
-    return found
+            yield Area('task', int(t['stack']), ts, owner=t)
+
+
+def areas(cpu):
+    """All of each_area(CPU), as a list to look in more than once."""
+    return list(each_area(cpu))
 
 
 def find_area(addr, cpu, known=None):
     """The area holding ADDR, looking at CPU's stacks and every task's
-    (or at KNOWN, a list from areas(), to read the task list once)."""
-    for area in known or areas(cpu):
+    (or at KNOWN, a list from areas(), to read the task list once). The
+    task list is read only if ADDR is on none of CPU's own stacks."""
+    for area in known or each_area(cpu):
         if area.holds(addr):
             return area
     return None

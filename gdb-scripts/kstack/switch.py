@@ -45,8 +45,9 @@ class SwitchBreakpoint(gdb.Breakpoint):
         cpu = stacks.selected_cpu()
         old, new = [int(gdb.parse_and_eval(r)) & 0xffffffff
                     for r in ('$sp', '$ebx')]
-        known = stacks.areas(cpu)
-        a, b = (stacks.find_area(x, cpu, known) for x in (old, new))
+        # Called at every interrupt on every CPU: look lazily, so the task
+        # list is walked only for an esp on none of this CPU's stacks.
+        a, b = (stacks.find_area(x, cpu) for x in (old, new))
         # One line, short enough for 80 columns; the function is where
         # gdb stops (ks-watch-switch stop) and which stack the label says.
         gdb.write('ks-switch CPU%d %s: esp %#x (%s) -> %#x (%s)\n' % (

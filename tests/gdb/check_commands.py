@@ -143,22 +143,28 @@ report(logged and record and record[-1] == min(logged),
        'ks-stack-use reads the kernel\'s record %s = the least "bytes left" '
        'logged %s' % (record[-1:], min(logged) if logged else None))
 
-# ks-watch-switch: stage 1 has nothing to watch; elsewhere the last switch
-# onto CPU 0's hardirq stack before the handler came from its task stack.
+# ks-watch-switch: stage 1 has nothing to watch; elsewhere, stopped at
+# __handle_irq's xchg from a task stack, its line must give the raw $sp
+# (the esp before), the current task, and $ebx = that CPU's hardirq stack
+# top (the esp after).
 switched = lines('fact ks-watch-switch: ')
 if not irq_stacks:
     report(any('never switches stacks' in e
                for e in lines('fact ks-watch-switch error: ')),
            'ks-watch-switch says this stage never switches stacks')
+elif not lines('fact watched '):
+    report(False, 'ks-watch-switch stopped at a switch from a task stack '
+           '(no stop recorded: did gdb time out?)')
 else:
     w = fields(lines('fact watched ')[0])
-    onto = [s for s in switched if s.startswith('ks-switch CPU0 onto') and
-            s.endswith('(hardirq cpu0)')]
+    c = w['cpu']
+    onto = [s for s in switched if s.startswith('ks-switch CPU%s onto' % c)]
     m = onto and re.search(r'esp (0x[0-9a-f]+) \(task (\d+) .*-> (0x[0-9a-f]+) '
-                           r'\(hardirq cpu0\)', onto[-1])
+                           r'\(hardirq cpu%s\)' % c, onto[-1])
     top = num(w['hardirq']) + ts
-    report(m and num(m.group(3)) == top and m.group(2) == w['pid'] and
-           num(w['task_stack']) <= num(m.group(1)) < num(w['task_stack']) + ts,
-           'ks-watch-switch shows esp moving from the task stack of pid %s '
-           'onto CPU 0\'s hardirq stack top %#x (%s)' % (
-               w['pid'], top, onto[-1] if onto else 'no switch seen'))
+    report(m and num(m.group(1)) == num(w['sp']) and m.group(2) == w['pid']
+           and num(m.group(3)) == top == num(w['ebx']) and
+           num(w['task_stack']) <= num(w['sp']) < num(w['task_stack']) + ts,
+           'ks-watch-switch shows esp %s moving from the task stack of pid %s '
+           'onto CPU %s\'s hardirq stack top %#x (%s)' % (
+               w['sp'], w['pid'], c, top, onto[-1] if onto else 'no switch seen'))

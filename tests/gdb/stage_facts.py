@@ -125,25 +125,32 @@ for line in gdb.execute('lx-dmesg', to_string=True).splitlines():
     if 'greatest stack depth' in line:
         print('fact dmesg: %s' % line)
 
-# ks-watch-switch: what it prints on the way to a device interrupt's
-# handler on CPU 0, or why it cannot watch (stage 1).
+# ks-watch-switch: what it prints at a switch onto a hardirq stack, or
+# why it cannot watch (stage 1). In its stop mode gdb stops at each switch
+# instruction; the first that is __handle_irq's xchg from the current
+# task's stack (raw facts: the pc's function and $sp) is the one to report.
+# (Waiting instead for a given handler with the watch printing meanwhile
+# stalled under load: each switch is a stop, so the guest crawls.)
 try:
     gdb.execute('ks-watch-switch', to_string=True)
 except gdb.error as e:
     print('fact ks-watch-switch error: %s' % e)
 else:
-    bp = gdb.Breakpoint('serial8250_interrupt', internal=True)
-    bp.condition = '$_thread == 1'
+    gdb.execute('ks-watch-switch stop', to_string=True)
     for _ in range(MAX_HITS):
         out = gdb.execute('continue', to_string=True)
-        if interrupted_task_code(0):
+        cpu = gdb.selected_thread().num - 1
+        cur = current(cpu)
+        stack, sp = int(cur['stack']), val('$sp') & 0xffffffff
+        where = gdb.execute('info symbol $pc', to_string=True)
+        if where.startswith('__handle_irq ') and \
+           stack <= sp < stack + val('sizeof(init_stack)'):
             break
-    bp.delete()
     for line in out.splitlines():
         if line.startswith('ks-switch'):
             print('fact ks-watch-switch: %s' % line)
-    cur = current(0)
-    print('fact watched cpu=0 sp=%#x task_stack=%#x pid=%d hardirq=%s' % (
-        val('$sp'), int(cur['stack']), int(cur['pid']),
-        fmt(per_cpu('hardirq_stack_ptr', 0))))
+    print('fact watched cpu=%d sp=%#x ebx=%#x task_stack=%#x pid=%d '
+          'hardirq=%s' % (cpu, sp, val('$ebx') & 0xffffffff, stack,
+                          int(cur['pid']),
+                          fmt(per_cpu('hardirq_stack_ptr', cpu))))
     gdb.execute('ks-watch-switch off')
