@@ -25,7 +25,8 @@ row() { printf '%-44s %10s s   (budget %s)\n' "$1" "$2" "$3" | tee -a "$out/resu
 # stopped at the lab's first stop; gdb is then told to quit.
 lab_to_stop() {
 	log=$out/lab.log
-	rm -f "$log" "$out/stdin"
+	rm -f "$out/stdin"
+	: > "$log"       # exists before make's redirection opens it
 	mkfifo "$out/stdin"
 	t0=$(now)
 	make -s -C "$TOP" lab N="${2:-0}" BUILD="$1" < "$out/stdin" > "$log" 2>&1 &
@@ -57,7 +58,7 @@ row "warm make lab N=0 to stop" "$(lab_to_stop "$BUILD")" "5 s"
 make -s -C "$TOP" kernel N=3 >&2
 row "warm make lab N=3 to stop" "$(lab_to_stop "$BUILD" 3)" "5 s"
 for n in $(ls "$TOP/labs" | grep -x '[0-9]*'); do
-	[ -f "$TOP/labs/$n/grade.py" ] || continue
+	[ -f "$TOP/labs/$n/grade.py" ] || [ -f "$TOP/labs/$n/grade.sh" ] || continue
 	t0=$(now)
 	make -s -C "$TOP" grade N="$n" > "$out/grade$n.log" 2>&1 || echo "make grade N=$n failed: $out/grade$n.log" >&2
 	row "warm make grade N=$n ($(tail -n 1 "$out/grade$n.log" | cut -d'(' -f1))" "$(secs "$t0" "$(now)")" "30 s"
