@@ -71,7 +71,9 @@ stack and on the mov that moves it back (in __handle_irq and
 do_softirq_own_stack), and prints for each a line such as
   ks-switch CPU0 onto: esp 0xc0b0dd94 (task 62 sh) -> 0xc0146000 (hardirq cpu0)
 the CPU, the direction, esp before and after and the stack each lies on. On a stage
-without IRQ stacks (stage 1) there is no switch to watch, and it says so."""
+without IRQ stacks (stage 1) there is no switch to watch, and it says so.
+Even without "stop", each switch is a breakpoint hit (gdb stops the guest
+to print the line), so the guest runs much slower while the watch is on."""
 
     def __init__(self):
         super(KsWatchSwitch, self).__init__('ks-watch-switch',
