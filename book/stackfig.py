@@ -21,11 +21,11 @@ def place(addr, area):
     return (addr - area.base) / area.size
 
 
-def chain_from(hard, cpu):
+def chain_from(hard, sp, cpu, known):
     """[(area, esp in it)] from the hardirq stack back to the task stack,
-    following each IRQ stack's saved esp (its bottom word)."""
-    known = stacks.areas(cpu)
-    chain = [(hard, stacks.sp_of(cpu))]
+    following each IRQ stack's saved esp (its bottom word); KNOWN is
+    stacks.areas(cpu)."""
+    chain = [(hard, sp)]
     while chain[-1][0].kind != 'task':
         saved = stacks.word(chain[-1][0].base)
         area = stacks.find_area(saved, cpu, known)
@@ -37,21 +37,22 @@ def chain_from(hard, cpu):
     return chain
 
 
-def column(area, cpu, sp):
+def column(area, cpu, esp):
+    """A Column for AREA; ESP is where it is in use from (None: unused)."""
     size = area.size
     if area.kind == 'task':
         title = 'task stack: pid %d (%s)' % (int(area.owner['pid']),
                                              area.owner['comm'].string())
         col = Column(title, '%d bytes, THREAD_SIZE' % size, 'task',
                      '%#x' % area.top, '%#x' % area.base,
-                     place(sp, area) if sp else None)
+                     place(esp, area) if esp else None)
         col.mark(0.0, 'end magic %#x' % stacks.word(area.base), '#756bb1')
         return col
     col = Column('%s stack, CPU %d' % (area.kind, cpu),
                  '%s_stack_ptr' % area.kind, area.kind, '%#x' % area.top,
-                 '%#x' % area.base, place(sp, area) if sp else None)
+                 '%#x' % area.base, place(esp, area) if esp else None)
     saved = stacks.word(area.base)
-    if sp:
+    if esp:
         col.mark(0.0, 'saved esp %#x' % saved)
     else:
         col.mark(0.0, 'saved esp %#x\n(left by the last softirq)' % saved
@@ -62,13 +63,12 @@ def column(area, cpu, sp):
 def figure(path):
     cpu = stacks.selected_cpu()
     sp = stacks.sp_of(cpu)
-    base = stacks.irq_stack('hardirq', cpu)
-    hard = stacks.Area('hardirq', base, stacks.thread_size(), cpu=cpu) \
-        if base else None
-    if not hard or not hard.base <= sp < hard.top:
+    known = stacks.areas(cpu)
+    hard = stacks.find_area(sp, cpu, known)
+    if hard is None or hard.kind != 'hardirq':
         raise gdb.GdbError('stackfig: CPU %d is not on its hardirq stack' % cpu)
     fn = stacks.symbol(stacks.regs_of(cpu, 'pc')[0])
-    chain = chain_from(hard, cpu)
+    chain = chain_from(hard, sp, cpu, known)
 
     # Left to right: where the interrupt came from, then each stack the
     # CPU went onto; an arrow from each saved esp (an IRQ stack's bottom
@@ -90,10 +90,10 @@ def figure(path):
             links.append((i, 0.0, i - 1, place(its_esp, before),
                           'saved esp'))
         columns.append(col)
-    soft = stacks.irq_stack('softirq', cpu)
-    if soft and all(a.kind != 'softirq' for a, _ in chain):
-        columns.append(column(stacks.Area('softirq', soft, hard.size,
-                                          cpu=cpu), cpu, None))
+    # The softirq stack, when the chain did not pass through it: unused now.
+    if all(a.kind != 'softirq' for a, _ in chain):
+        columns += [column(a, cpu, None) for a in known
+                    if a.kind == 'softirq']
     owner = chain[-1][0].owner
     note = ('A real stop (stage 2, %d-byte stacks). thread_info is not on '
             'the stack: it is the first member of task_struct, at %#x.'
