@@ -3,7 +3,8 @@
 # Plain variables with defaults, overridable on the command line:
 #   N      lab or stage number (make lab N=0)
 #   BUILD  build cache: kernel trees, O= folders, initramfs, runs (build/)
-#   ACCEL  QEMU accelerator: tcg (default); kvm hangs i386 guests here
+#   ACCEL  QEMU accelerator: tcg (default, any host); kvm needs /dev/kvm
+#          and has hung i386 guests where we had one
 #   CPUS, MEM   guest CPUs (2) and memory in MiB (128)
 #   JOBS   parallel kernel build jobs (cores + 1)
 
@@ -62,7 +63,7 @@ $(BUSYBOX):
 	@vm/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/init vm/initramfs.sh $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/init vm/initramfs.sh vm/check-initramfs.py $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
 	@vm/initramfs.sh $@
 	@echo "[make] initramfs: $@"

@@ -23,10 +23,15 @@ for walk in "$TOP"/book/transcripts/lab*.gdb; do
 	figure=
 	[ "$n" = 2 ] && figure=$TOP/book/stackfig.py
 	vm_start "$stage" halted "$guest"
-	session=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
-		vm_gdb "$2" -batch -x "$TOP/labs/$3/lab.gdb" -x "$4" ${5:+-ex "set trace-commands off" -x "$5"}' \
-		x "$GDB_PORT" "$stage" "$n" "$walk" "$figure" </dev/null 2>&1) ||
-		die "lab $n's transcript: gdb failed (see $RUN)"
+	rc=0
+	session=$(timeout -k 5 120 "$TOP/vm/gdb.sh" "$stage" "$GDB_PORT" -batch \
+		-x "$TOP/labs/guard.py" -x "$TOP/labs/$n/lab.gdb" -x "$walk" \
+		${figure:+-ex "set trace-commands off" -x "$figure"} </dev/null 2>&1) || rc=$?
+	if [ $rc != 0 ]; then
+		echo "$session" | tail -n 5 >&2
+		vm_explain "lab $n's transcript: gdb failed (exit $rc$([ $rc != 124 ] || echo ': no end within 120 s'))"
+		exit 1
+	fi
 	vm_stop
 	{
 		echo "# A real session: stage $stage, $(uname -r -s) host, $(qemu-system-i386 --version | head -n 1),"

@@ -23,11 +23,17 @@ guest=
 trap 'vm_stop' EXIT
 trap 'exit 130' INT TERM HUP
 vm_start "$stage" halted "$guest"
-out=$(timeout -k 5 "${KSTACK_GRADE_TIMEOUT:-120}" sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"
-	GDB_PORT=$1; vm_gdb "$2" -batch -ex "python import sys; sys.path.insert(0, \"$TOP/labs\")" \
-		-x "$TOP/labs/$3/grade.py"' grade "$GDB_PORT" "$stage" "$n" </dev/null 2>&1) || true
+limit=${KSTACK_GRADE_TIMEOUT:-120}
+rc=0
+out=$(timeout -k 5 "$limit" "$TOP/vm/gdb.sh" "$stage" "$GDB_PORT" -batch \
+	-ex "python import sys; sys.path.insert(0, \"$TOP/labs\")" \
+	-x "$TOP/labs/guard.py" -x "$TOP/labs/$n/grade.py" </dev/null 2>&1) || rc=$?
 echo "$out" > "$RUN/grade.log"
-kill -0 "$QEMU_PID" 2>/dev/null || vm_explain "the guest ended during grading"
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	vm_explain "lab $n's grader did not finish within $limit s (hung guest?)"
+elif ! kill -0 "$QEMU_PID" 2>/dev/null; then
+	vm_explain "the guest ended during grading"
+fi
 
 results=$(echo "$out" | grep -e '^ok - ' -e '^not ok - ' || true)
 if [ -z "$results" ]; then

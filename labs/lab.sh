@@ -6,6 +6,10 @@
 # Serial output: in tmux, a pane below follows it; elsewhere the path of the
 # log is printed. Quitting gdb ends QEMU; so does every other way out (the
 # EXIT trap here, and vm/run.sh's watcher if this script is killed).
+#
+# The lab's stop is guarded (labs/guard.py): if the guest dies before it,
+# or shows no stop within LAB_TIMEOUT seconds (120), gdb ends, the cause
+# is printed from the serial log, and this script exits non-zero.
 . "$(dirname "$0")/../vm/lib.sh"
 . "$TOP/vm/run.sh"
 
@@ -22,6 +26,8 @@ trap 'exit 130' INT TERM HUP
 
 vm_start "$stage" halted "$guest"
 say "lab $n: stage $stage halted, gdb port $GDB_PORT, run folder $RUN"
+vm_deadline "${LAB_TIMEOUT:-120}"
+export KS_RUN=$RUN
 
 if [ -n "${TMUX:-}" ] && command -v tmux >/dev/null; then
 	# tail --pid ends the pane when QEMU ends.
@@ -34,10 +40,13 @@ fi
 # gdb alone, which stops the guest, instead of also killing make and us.
 [ -t 0 ] && set -m
 rc=0
-vm_gdb "$stage" -x "$TOP/labs/$n/lab.gdb" || rc=$?
+vm_gdb "$stage" -x "$TOP/labs/guard.py" -x "$TOP/labs/$n/lab.gdb" -ex 'python lab_reached()' || rc=$?
 set +m
 
-if ! kill -0 "$QEMU_PID" 2>/dev/null; then
+if [ ! -f "$RUN/lab-stopped" ]; then
+	vm_explain "lab $n: the guest never reached the lab's stop"
+	[ $rc != 0 ] || rc=1
+elif ! kill -0 "$QEMU_PID" 2>/dev/null; then
 	vm_explain "the guest ended while gdb was attached"
 fi
 exit $rc

@@ -15,8 +15,7 @@ expect() {
 # the guest started with vm_start; its output goes to stdout. A hung gdb is
 # killed after TIMEOUT seconds (default 60).
 gdb_batch() {
-	timeout -k 5 "${3:-60}" sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1; vm_gdb "$2" -batch -x "$3"' \
-		gdb_batch "$GDB_PORT" "$1" "$2" < /dev/null
+	timeout -k 5 "${3:-60}" "$TOP/vm/gdb.sh" "$1" "$GDB_PORT" -batch -x "$2" < /dev/null
 }
 
 # gone_within PID SECONDS: wait for a process to end.

@@ -7,7 +7,9 @@
 # with lab 6's workload (labs/6/guest.sh: a stack overflow that panics),
 # wait for the panic, and have QEMU write the guest's memory as an ELF
 # core (monitor: dump-guest-memory). crash is Debian's i386 build,
-# unpacked into the build cache by vm/deps.sh.
+# unpacked into the build cache by vm/deps.sh. It runs under QEMU's
+# user-mode emulator (qemu-i386) on every host, whether or not the host's
+# kernel can run i386 programs itself: one path for every machine.
 #
 # crash 8.0.2 looks up sys_open, sys_fork and sys_read while probing how
 # an x86 kernel was built; 6.1 names them __ia32_sys_*. A copy of
@@ -22,6 +24,7 @@ crash=$BUILD/deps/crash/usr/bin/crash
 vmcore=$(stage_dir "$k")/vmcore
 map=$(stage_dir "$k")/crash.map
 [ -x "$crash" ] || die "crash is not in the build cache: run 'make deps'"
+command -v qemu-i386 >/dev/null || die "qemu-i386 not found (package qemu-user): run 'make deps'"
 [ -f "$obj/vmlinux" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
 
 mods=$(stage_dir "$k")/modules.cpio
@@ -48,7 +51,7 @@ awk '{ print }
      $3 == "__ia32_sys_read" { print $1, $2, "sys_read" }' "$obj/System.map" > "$map"
 
 if [ -n "$commands" ]; then
-	"$crash" -s "$map" "$obj/vmlinux" "$vmcore" < "$commands"
+	qemu-i386 "$crash" -s "$map" "$obj/vmlinux" "$vmcore" < "$commands"
 else
-	exec "$crash" "$map" "$obj/vmlinux" "$vmcore"
+	exec qemu-i386 "$crash" "$map" "$obj/vmlinux" "$vmcore"
 fi

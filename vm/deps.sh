@@ -7,24 +7,33 @@
 # installed on the host for it.
 . "$(dirname "$0")/lib.sh"
 
-# The issue's list, plus what the scripts call that a minimal Debian may
-# lack: patch (stage trees), xz-utils (the tarball), perl (checkpatch.pl),
-# procps (pgrep), binutils (strings). The i386 libraries are what the
-# i386 crash (lab 6) runs on: crash:i386 itself is only unpacked into the
-# build cache, since installing it would remove the host's gcc and
-# binutils.
-PACKAGES="linux-source-6.1 qemu-system-x86 gdb gcc gcc-multilib make flex bison
-bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch xz-utils perl
-procps binutils python3 ruby-rouge ruby-asciidoctor-pdf ${KSTACK_EXTRA_PACKAGES:-}"
+# What the scripts call that a minimal Debian may lack, besides the build
+# tools: patch (stage trees), xz-utils (the tarball), perl (checkpatch.pl),
+# procps (pgrep), binutils (strings), strace (the check that nothing i386
+# runs on the host). The i386 libraries are what the i386 crash (lab 6)
+# runs on: crash:i386 itself is only unpacked into the build cache, since
+# installing it would remove the host's gcc and binutils. No i386 program
+# ever runs on the host itself: many kernels have no IA32 emulation, so
+# crash runs under QEMU's user-mode emulator (qemu-user's qemu-i386) on
+# every host, and the guest's busybox only ever runs in the guest.
+PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
+flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
+xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf
+${KSTACK_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"
 BUSYBOX=$BUILD/deps/busybox/bin/busybox
 CRASH=$BUILD/deps/crash/usr/bin/crash
 
+# A package counts as present when dpkg has its files on disk: installed,
+# or unpacked / half-configured / awaiting triggers while another apt run
+# upgrades it (the second letter of the status). Only "not installed" and
+# "config files only" are missing; a transient state never starts an
+# install of its own.
 missing_packages() {
 	# shellcheck disable=SC2086
 	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${binary:Package}\n' $PACKAGES 2>/dev/null |
-		awk '$1 == "ii" { print $2; print $3 }')
+		awk 'substr($1, 2, 1) ~ /[iUFWtH]/ { print $2; print $3 }')
 	for p in $PACKAGES; do
 		echo "$installed" | grep -qxF "$p" || echo "$p"
 	done
@@ -36,7 +45,7 @@ if ! dpkg --print-foreign-architectures | grep -qx i386; then
     sudo dpkg --add-architecture i386 && sudo apt-get update"
 	say "enabling the i386 architecture in apt"
 	dpkg --add-architecture i386
-	apt-get update -q
+	apt-get -o DPkg::Lock::Timeout=600 update -q
 fi
 
 need=$(missing_packages | tr '\n' ' ')
@@ -47,9 +56,11 @@ if [ -n "$need" ]; then
     sudo apt-get install $need"
 	fi
 	say "installing Debian packages: $need"
-	apt-get update -q
+	# Another apt (unattended-upgrades, say) may hold dpkg's lock: wait for
+	# it rather than fail.
+	apt-get -o DPkg::Lock::Timeout=600 update -q
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $need
 	need=$(missing_packages | tr '\n' ' ')
 	[ -z "$need" ] || die "apt-get did not install: $need"
 fi

@@ -54,6 +54,12 @@ run_logged "$obj/config.log" "stage $k: configure (tinyconfig + vm/kernel.config
 verify_config
 # modules_prepare: so that a module (the checks' vermagic probe, a lab's
 # module) can be built against this stage with M=.
-run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS, about 4 min cold)" \
+# The progress line's estimate is this machine's own last cold build.
+timing=$BUILD/kernel-build.seconds
+last=$(cat "$timing" 2>/dev/null || true)
+t0=$(date +%s)
+run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS${last:+; a cold build took ${last}s here})" \
 	kmake -j"$JOBS" bzImage scripts_gdb modules_prepare
+# Only a full build (most files compiled) makes an estimate for the next.
+[ "$(grep -c '^ *CC ' "$obj/build.log")" -lt 500 ] || echo $(( $(date +%s) - t0 )) > "$timing"
 echo "$key" > "$obj/kernel.stamp"

@@ -36,20 +36,34 @@ random_port() {
 vm_start() {
 	stage=$1 mode=$2 ks_run=${3:-}
 	obj=$(stage_obj "$stage")
+	# KS_INITRAMFS: another guest image (the checks boot broken ones).
+	initramfs=${KS_INITRAMFS:-$BUILD/initramfs.cpio}
 	[ -f "$obj/arch/x86/boot/bzImage" ] || die "stage $stage has no kernel: run 'make kernel N=$stage'"
-	[ -f "$BUILD/initramfs.cpio" ] || die "no initramfs: run 'make initramfs'"
+	[ -f "$initramfs" ] || die "no initramfs: run 'make initramfs'"
 	command -v qemu-system-i386 >/dev/null || die "qemu-system-i386 not found: run 'make deps'"
+	[ "$ACCEL" != kvm ] || [ -w /dev/kvm ] ||
+		die "ACCEL=kvm, but this machine has no usable /dev/kvm; leave ACCEL unset (TCG)"
 
+	_vm_prune_runs
 	RUN=$BUILD/run/$stage-$$
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
 	# The stage's lab modules (vm/modules.sh) ride along as a second cpio
-	# archive: the kernel unpacks concatenated archives in order.
-	initrd=$BUILD/initramfs.cpio
-	if [ -f "$(stage_dir "$stage")/modules.cpio" ]; then
-		initrd=$RUN/initrd.cpio
-		cat "$BUILD/initramfs.cpio" "$(stage_dir "$stage")/modules.cpio" > "$initrd"
+	# archive: the kernel unpacks concatenated archives in order. The pair
+	# is joined once per stage and shared by its runs (renamed into place,
+	# so a run never sees half of it).
+	initrd=$initramfs
+	mods=$(stage_dir "$stage")/modules.cpio
+	if [ -f "$mods" ] && [ -z "${KS_INITRAMFS:-}" ]; then
+		initrd=$(stage_dir "$stage")/initrd.cpio
+		key=$(stat -c '%s %y' "$initramfs" "$mods")
+		if [ ! -f "$initrd" ] || [ "$(cat "$initrd.key" 2>/dev/null)" != "$key" ]; then
+			cat "$initramfs" "$mods" > "$initrd.$$"
+			mv "$initrd.$$" "$initrd"
+			echo "$key" > "$initrd.key"
+		fi
 	fi
+	echo "$initrd" > "$RUN/initrd"
 	append="console=ttyS0 panic=-1"
 	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
 	# KS_APPEND: more name=value words, which the kernel hands to /init
@@ -83,6 +97,12 @@ vm_start() {
 		GDB_PORT=$(random_port)
 		port_listening "$GDB_PORT" && continue
 		echo "$GDB_PORT" > "$RUN/gdb.port"
+		# The whole command line, quoted for a shell, for whoever wants to
+		# see or rerun it (SHOW=1 prints it).
+		for a in "$@" -gdb "tcp:127.0.0.1:$GDB_PORT"; do
+			case $a in *[!A-Za-z0-9_./:,=+-]*) printf "'%s' " "$a" ;; *) printf '%s ' "$a" ;; esac
+		done > "$RUN/qemu.cmd"
+		[ -z "${SHOW:-}" ] || say "QEMU: $(cat "$RUN/qemu.cmd")"
 		if [ "$mode" = console ]; then
 			say "stage $stage: serial console below, gdb port $GDB_PORT; Ctrl-A X quits"
 			rc=0
@@ -108,6 +128,38 @@ vm_start() {
 		}
 	done
 	die "no free gdb port found after 5 tries"
+}
+
+# _vm_prune_runs: keep the newest KS_KEEP_RUNS (30) run folders: they hold
+# only logs (serial console, QEMU's, gdb's), which is what a failure needs;
+# older ones go, along with any dump a crash run left.
+_vm_prune_runs() {
+	[ -d "$BUILD/run" ] || return 0
+	ls -1t "$BUILD/run" | tail -n +"$(( ${KS_KEEP_RUNS:-30} + 1 ))" |
+		while read -r old; do
+			pid=$(cat "$BUILD/run/$old/qemu.pid" 2>/dev/null || true)
+			[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && continue
+			rm -rf "${BUILD:?}/run/$old"
+		done
+}
+
+# vm_deadline SECONDS: a lab's first stop must come within SECONDS. A
+# detached watcher ends QEMU if the guard (labs/guard.py) has not marked
+# the stop reached by then (RUN/lab-stopped), and says so in
+# RUN/deadline-passed for vm_explain. A guest hung before the stop thus
+# ends the lab with a cause, instead of a gdb that waits for ever.
+vm_deadline() {
+	(
+		trap '' INT HUP
+		i=0
+		while [ $i -lt $(($1 * 10)) ]; do
+			[ -f "$RUN/lab-stopped" ] && exit 0
+			kill -0 "$QEMU_PID" 2>/dev/null || exit 0
+			sleep 0.1; i=$((i + 1))
+		done
+		echo "$1" > "$RUN/deadline-passed"
+		kill "$QEMU_PID" 2>/dev/null
+	) > /dev/null 2>&1 &
 }
 
 # _vm_watch OWNER QEMU: a detached watcher that kills QEMU once OWNER is
@@ -152,9 +204,18 @@ vm_explain() {
 	if grep -q 'Triple fault' "$RUN/qemu-debug.log" 2>/dev/null; then
 		printf '  the guest CPU triple-faulted (see %s)\n' "$RUN/qemu-debug.log" >&2
 	fi
+	if [ -f "$RUN/deadline-passed" ]; then
+		printf '  no stop within %s s: the guest hung before it (LAB_TIMEOUT sets the limit)\n' \
+			"$(cat "$RUN/deadline-passed")" >&2
+	fi
 	if grep -q 'Kernel panic' "$RUN/serial.log" 2>/dev/null; then
 		printf '  the kernel panicked:\n' >&2
 		grep -A3 'Kernel panic' "$RUN/serial.log" | head -n 4 | sed 's/^/    /' >&2
+	fi
+	if [ ! -s "$RUN/serial.log" ]; then
+		printf '  the kernel printed nothing: it never reached its console (MEM=%s MiB;\n' "$MEM" >&2
+		printf '  it is loaded at 16 MiB and the labs give it 128)\n' >&2
+		return
 	fi
 	printf '  last lines of %s:\n' "$RUN/serial.log" >&2
 	tail -n 8 "$RUN/serial.log" 2>/dev/null | sed 's/^/    /' >&2
@@ -200,20 +261,10 @@ vm_stop() {
 	QEMU_PID=
 }
 
-# vm_gdb STAGE [GDB ARGS...]: gdb on the stage's vmlinux, attached to the
-# running QEMU (GDB_PORT), with the kernel's lx-* helpers auto-loaded (the
-# safe path covers the build folder, so no ~/.gdbinit is needed) and the
-# project's gdb-scripts/. The caller adds -batch and scripts, or nothing
-# for an interactive session.
+# vm_gdb STAGE [GDB ARGS...]: vm/gdb.sh on the running guest (GDB_PORT).
 vm_gdb() {
-	obj=$(stage_obj "$1"); shift
-	gdb -q -nx \
-		-iex "add-auto-load-safe-path $BUILD" \
-		-iex "set confirm off" \
-		-iex "set pagination off" \
-		-ex "source $TOP/gdb-scripts/load.py" \
-		-ex "target remote 127.0.0.1:$GDB_PORT" \
-		"$@" "$obj/vmlinux"
+	stage=$1; shift
+	"$TOP/vm/gdb.sh" "$stage" "$GDB_PORT" "$@"
 }
 
 # vm_monitor COMMAND: run a QEMU monitor command on the running guest and

@@ -24,8 +24,8 @@ for descent in "frames 25" "room 300"; do
 		# (not "mode": vm_start uses that name)
 		how=${descent% *} n=${descent#* }
 		KS_APPEND="ks_mode=$how ks_n=$n" vm_start "$k" halted /labs/4/guest.sh
-		res=$(timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
-			vm_gdb "$2" -batch -x "$TOP/labs/4/watch.py"' x "$GDB_PORT" "$k" </dev/null 2>&1 || true)
+		res=$(timeout -k 5 120 "$TOP/vm/gdb.sh" "$k" "$GDB_PORT" -batch \
+			-x "$TOP/labs/4/watch.py" </dev/null 2>&1 || true)
 		vm_wait_exit 60 || true
 		serial=$(grep -a -v 'serial traffic' "$RUN/serial.log" | tr -d '\r' || true)
 		vm_stop

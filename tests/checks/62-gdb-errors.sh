@@ -31,9 +31,8 @@ fi
 
 run_phase() {
 	vm_start "$1" halted
-	timeout -k 5 120 sh -c '. "$TOP/vm/lib.sh"; . "$TOP/vm/run.sh"; GDB_PORT=$1
-		vm_gdb "$2" -batch -ex "set \$ks_phase=\"$3\"" -x "$TOP/tests/gdb/errors.py"' \
-		run_phase "$GDB_PORT" "$1" "$2" </dev/null 2>&1 || true
+	timeout -k 5 120 "$TOP/vm/gdb.sh" "$1" "$GDB_PORT" -batch \
+		-ex "set \$ks_phase=\"$2\"" -x "$TOP/tests/gdb/errors.py" </dev/null 2>&1 || true
 	vm_stop
 }
 

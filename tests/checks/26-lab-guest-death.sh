@@ -1,0 +1,66 @@
+# A lab never shows a stop it did not reach. Lab 0 is opened as `make lab`
+# opens it (labs/lab.sh), with a guest that dies before the lab's stop in
+# each way a guest can:
+#   panic:   an image with no /init ("No working init found");
+#   exit:    an /init that ends the run at once (qemu-exit 7);
+#   hang:    an /init that spins: no device interrupt ever comes, and the
+#            lab's deadline (LAB_TIMEOUT) ends it;
+#   no RAM:  MEM=8, too little memory for the kernel to reach its
+#            console (it prints nothing; the deadline ends it);
+# and lab 0's grader, in batch mode, with the image that panics.
+# Each must exit non-zero, print no lab banner, say why (the kernel's own
+# words where it said any), and leave no QEMU behind.
+. "$TOP/vm/lib.sh"
+. "$TOP/tests/lib.sh"
+
+tmp=$BUILD/check/guest-death
+rm -rf "$tmp"
+mkdir -p "$tmp/root"
+
+# An archive with no /init: made with cpio directly, since vm/initramfs.sh
+# refuses to write one (check 14).
+echo 'not an init' > "$tmp/root/hello"
+(cd "$tmp/root" && echo hello | cpio -o -H newc --quiet) > "$tmp/no-init.cpio"
+
+# image NAME SCRIPT: the guest image with SCRIPT as its /init.
+image() {
+	printf '#!/bin/busybox sh\n%s\n' "$2" > "$tmp/$1.init"
+	INITRAMFS_LIST_HOOK="sed -i 's|^file /init .*|file /init $tmp/$1.init 0755 0 0|' \$1" \
+		"$TOP/vm/initramfs.sh" "$tmp/$1.cpio" >&2
+}
+image exit '/bin/qemu-exit 7'
+image hang 'while :; do :; done'
+
+# died WHAT WORDS CMD...: CMD fails, shows no banner, prints WORDS (a
+# regular expression), and no QEMU of its run is left.
+died() {
+	what=$1 words=$2; shift 2
+	rc=0
+	out=$("$@" < /dev/null 2>&1) || rc=$?
+	echo "=== $what (exit $rc)" >&2
+	echo "$out" >&2
+	left=$(pgrep -f "qemu-system-i386.*$tmp" || true)
+	left=$left$(pgrep -f "qemu-system-i386.*-m 8 " || true)
+	if [ $rc = 0 ]; then
+		not_ok "$what: exits non-zero (it exited 0)"
+	elif echo "$out" | grep -q '==== Lab'; then
+		not_ok "$what: shows no lab banner (it did)"
+	elif ! echo "$out" | grep -Eq "$words"; then
+		not_ok "$what: says why ('$words' not in its output)"
+	elif [ -n "$left" ]; then
+		not_ok "$what: leaves no QEMU (left: $left)"
+	else
+		ok "$what: exit $rc, no banner, says '$(echo "$out" | grep -Eo "$words" | head -n 1)', no QEMU left"
+	fi
+}
+
+died "lab 0 with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/labs/lab.sh" 0
+died "lab 0 whose guest exits first" 'ended before the lab.s stop' \
+	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/labs/lab.sh" 0
+died "lab 0 whose guest hangs" 'no stop within 15 s' \
+	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/labs/lab.sh" 0
+died "lab 0 with MEM=8" 'the kernel printed nothing' \
+	env MEM=8 LAB_TIMEOUT=15 "$TOP/labs/lab.sh" 0
+died "lab 0's grader with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/labs/grade.sh" 0
