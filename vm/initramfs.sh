@@ -13,7 +13,10 @@
 . "$(dirname "$0")/lib.sh"
 
 out=${1:?usage: initramfs.sh OUT}
-build_lock
+# One packer at a time per output; a kernel build may go on meanwhile.
+mkdir -p "$(dirname "$out")"
+exec 8> "$out.lock"
+flock 8
 work=$out.d
 busybox=$BUILD/deps/busybox/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"

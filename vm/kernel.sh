@@ -10,18 +10,23 @@
 . "$(dirname "$0")/lib.sh"
 
 k=${1:?usage: kernel.sh STAGE}
-build_lock
-"$TOP/vm/tree.sh" "$k"
-
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
 fragment=$TOP/vm/kernel.config
 key=$(printf '%s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" | sha256sum | cut -c1-16)
 
-if [ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
-   && [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ]; then
-	exit 0
-fi
+built() {
+	[ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
+		&& [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ]
+}
+# Up to date: return at once, even while another stage builds. Otherwise
+# wait for the lock, and look again: the build we waited for may have
+# been this one.
+built && exit 0
+build_lock
+built && exit 0
+echo "stage $k" > "$BUILD/.build.what"
+"$TOP/vm/tree.sh" "$k"
 rm -f "$obj/kernel.stamp"
 mkdir -p "$obj"
 

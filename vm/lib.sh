@@ -92,15 +92,16 @@ run_logged() {
 	say "$what done in $(( $(date +%s) - start ))s"
 }
 
-# build_lock: one build at a time per build folder (two `make lab` in one
-# clone may start together). The second waits for the first, then finds its
-# work done. Children inherit the lock through KSTACK_LOCKED.
+# build_lock: one kernel build at a time per build folder (two `make lab`
+# in one clone may start together). The second waits for the first, then
+# finds its work done. Children inherit the lock through KSTACK_LOCKED.
+# Callers check their stamp first: what is already built never waits.
 build_lock() {
 	[ -z "${KSTACK_LOCKED:-}" ] || return 0
 	mkdir -p "$BUILD"
 	exec 9> "$BUILD/.build.lock"
 	if ! flock -n 9; then
-		say "another build holds $BUILD/.build.lock; waiting for it"
+		say "another build holds $BUILD/.build.lock ($(cat "$BUILD/.build.what" 2>/dev/null || echo '?')); waiting for it"
 		flock 9
 	fi
 	export KSTACK_LOCKED=1

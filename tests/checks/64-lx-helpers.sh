@@ -3,8 +3,8 @@
 # stop with a module loaded (tests/gdb/lx_helpers.py), and the failures
 # are counted. A helper for hardware a PC lacks (device tree, common
 # clock, power domains) counts as absent only when the kernel's own
-# config says so. $lx_current() is the project's (gdb-scripts/kstack/
-# lxcurrent.py): 6.1's fails on i386.
+# config says so. $lx_current() and lx-timerlist's walk are the
+# project's (gdb-scripts/kstack/lxfixes.py): 6.1's fail on i386.
 . "$TOP/vm/lib.sh"
 . "$TOP/vm/run.sh"
 . "$TOP/tests/lib.sh"

@@ -18,6 +18,7 @@ CONFIG = os.path.join(os.environ.get('KS_CHECK_DIR', '/tmp'), 'lx-config.txt')
 COMMANDS = {
     'lx-configdump': CONFIG,
     'lx-list-check': 'init_task.tasks',
+    'lx-device-list-tree': '&platform_bus',
 }
 FUNCTIONS = {
     'container_of': '($lx_task_by_pid(1)->tasks.next, "struct task_struct", "tasks")',
