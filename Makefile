@@ -41,7 +41,8 @@ help:
 	@echo 'make bench       measure the budgets: cold/warm lab, boot, warm check'
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
-	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS, and CHECKS=regex for make check'
+	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS LAB_TIMEOUT(120) SHOW(=1: print QEMU'"'"'s command)'
+	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
 
 deps:
 	@vm/deps.sh

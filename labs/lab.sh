@@ -28,6 +28,8 @@ vm_start "$stage" halted "$guest"
 say "lab $n: stage $stage halted, gdb port $GDB_PORT, run folder $RUN"
 vm_deadline "${LAB_TIMEOUT:-120}"
 export KS_RUN=$RUN
+# The next lab's stage builds while this one is studied (AHEAD=0: not).
+"$TOP/vm/ahead.sh" "$n"
 
 if [ -n "${TMUX:-}" ] && command -v tmux >/dev/null; then
 	# tail --pid ends the pane when QEMU ends.

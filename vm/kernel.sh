@@ -2,6 +2,7 @@
 # vm/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
 # the kernel's gdb helpers, what M= module builds need) in
 # build/stage-K/obj, unless nothing changed.
+# vm/kernel.sh --built K: only say (exit status) whether it is up to date.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/kernel.config and
 # this script.
@@ -9,7 +10,9 @@
 # while it matches, this script returns at once without running make.
 . "$(dirname "$0")/lib.sh"
 
-k=${1:?usage: kernel.sh STAGE}
+only_ask=
+[ "${1:-}" != --built ] || { only_ask=1; shift; }
+k=${1:?usage: kernel.sh [--built] STAGE}
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
 fragment=$TOP/vm/kernel.config
@@ -23,9 +26,10 @@ built() {
 # wait for the lock, and look again: the build we waited for may have
 # been this one.
 built && exit 0
+[ -z "$only_ask" ] || exit 1
 build_lock
 built && exit 0
-echo "stage $k" > "$BUILD/.build.what"
+echo "stage $k's kernel|$obj/build.log" > "$BUILD/.build.what"
 "$TOP/vm/tree.sh" "$k"
 rm -f "$obj/kernel.stamp"
 mkdir -p "$obj"

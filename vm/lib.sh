@@ -100,11 +100,29 @@ build_lock() {
 	[ -z "${KSTACK_LOCKED:-}" ] || return 0
 	mkdir -p "$BUILD"
 	exec 9> "$BUILD/.build.lock"
-	if ! flock -n 9; then
-		say "another build holds $BUILD/.build.lock ($(cat "$BUILD/.build.what" 2>/dev/null || echo '?')); waiting for it"
-		flock 9
-	fi
+	flock -n 9 || _wait_for_build
 	export KSTACK_LOCKED=1
+}
+
+# _wait_for_build: another process builds (a build ahead, say): wait for
+# its lock, showing what it builds and how far it got (files compiled),
+# on one ticking line on a terminal, or a line every 30 s otherwise.
+_wait_for_build() {
+	what=$(cut -d'|' -f1 "$BUILD/.build.what" 2>/dev/null || echo 'a build')
+	log=$(cut -d'|' -f2 "$BUILD/.build.what" 2>/dev/null || true)
+	say "waiting for $what, which another process is building (log: ${log:-?})"
+	start=$(date +%s)
+	until flock -w 1 9; do
+		t=$(( $(date +%s) - start ))
+		done_files=$(grep -c '^ *CC ' "$log" 2>/dev/null || echo 0)
+		if [ -t 2 ]; then
+			printf '\r[%s] waiting for %s: %s files compiled ... %ss ' "${0##*/}" "$what" "$done_files" "$t" >&2
+		elif [ $((t % 30)) = 29 ]; then
+			say "still waiting for $what: $done_files files compiled, ${t}s"
+		fi
+	done
+	[ -t 2 ] && printf '\n' >&2
+	say "$what is done; waited $(( $(date +%s) - start ))s"
 }
 
 # kernel_make SRC OBJ ARGS...: make in a kernel tree for i386, with O=OBJ.

@@ -18,7 +18,7 @@ key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/modules/*; cat "$0"; } | sha256su
 
 build_lock
 [ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] && exit 0
-echo "stage $k's modules" > "$BUILD/.build.what"
+echo "stage $k's modules|$out/build.log" > "$BUILD/.build.what"
 rm -rf "$out" "$out.cpio"
 mkdir -p "$out/src" "$out/root/lib/modules"
 cp "$TOP"/vm/modules/* "$out/src/"
