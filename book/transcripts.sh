@@ -46,7 +46,7 @@ done
 # Lab 6 is a crash session: its commands, without the kernel log.
 stage=$(cat "$TOP/labs/6/stage")
 {
-	echo "# A real crash session: stage $stage, crash 8.0.2 (Debian i386), $(date -u +%F)."
+	echo "# A real crash session: stage $stage, crash 8.0.2 (Debian i386, run by qemu-i386), $(date -u +%F)."
 	"$TOP/vm/crash.sh" "$stage" "$TOP/labs/6/crash.cmds" 2>&1 | awk '/^==== log$/ { exit } { print }'
 } > "$out/lab6.txt.tmp" || die "lab 6's transcript: crash failed"
 mv "$out/lab6.txt.tmp" "$out/lab6.txt"

@@ -19,7 +19,7 @@ echo \  ks-where                  room left below $sp, and the warning line\n
 echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's\n
 echo \  ks-stack-picture          this stack, drawn\n
 echo \  ks-stack-use              how close every stack has come to its end\n
-echo \  continue                  the next interrupt: how much room now?\n
+echo \  tbreak do_IRQ             then continue: the next interrupt; how much room now?\n
 echo The workload sends `dd` deep into its stack (lab module stackdeep):\n
 echo \  break print_stack_overflow   continue: the IRQ-entry check fired\n
 echo \  ks-irqstacks              the saved esp: how little room was left\n
