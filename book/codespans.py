@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Check that the workbook's inline code survives asciidoctor unchanged.
+
+usage: python3 book/codespans.py HTML ADOC...
+
+Asciidoctor applies its text substitutions inside `backtick` spans too:
+two `__` in one paragraph become emphasis, `->` becomes an arrow, and a
+span closed by a backtick followed by 's does not close, so the code font
+runs on. The page still looks plausible, but a command copied from it
+fails in gdb. Code that must stay verbatim goes in `+...+` (but not a
+[.sym]`name`: book/symcheck.sh reads those raw, so a paragraph may hold
+only one such name with `__`).
+
+This script takes every inline code span of the AsciiDoc sources (also in
+the files and tagged regions they include, such as the labs' README
+questions; spans with an attribute reference like {transcripts} are
+skipped), and checks that each one is the whole text of a <code> element
+of the rendered HTML, as many times as the sources have it. It prints
+each span that falls short with its file and line (all occurrences of it,
+since which one was mangled is not known), and exits 1 if there is one,
+else 0.
+"""
+import collections
+import html.parser
+import os
+import re
+import sys
+
+# Delimited blocks whose content is not inline text: listing, literal,
+# comment and passthrough blocks.
+VERBATIM = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,})\s*$")
+INCLUDE = re.compile(r"^include::([^\[]+)\[(?:tag=([\w-]+))?.*\]\s*$")
+# At each backtick, in this order: ``unconstrained``, `+literal+`, `plain`.
+SPAN = re.compile(r"``(.+?)``|`\+(.+?)\+`|`([^`]+)`", re.S)
+ATTRIBUTE = re.compile(r"\{[\w-]+\}")
+
+
+def source_lines(path, tag=None):
+    """(where, text) for the lines of path (only tag's region, if given)
+    that asciidoctor treats as inline text, with includes expanded."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    inside = tag is None
+    verbatim = None
+    for number, line in enumerate(lines, 1):
+        if tag is not None and ("tag::%s[]" % tag in line or "end::%s[]" % tag in line):
+            inside = "tag::%s[]" % tag in line
+            continue
+        if not inside:
+            continue
+        block = VERBATIM.match(line)
+        if block and verbatim in (None, block.group(1)):
+            verbatim = None if verbatim else block.group(1)
+            yield None, ""
+            continue
+        if verbatim or line.startswith("//"):
+            yield None, ""
+            continue
+        include = INCLUDE.match(line)
+        if include and "{" not in include.group(1):
+            target = os.path.join(os.path.dirname(path), include.group(1))
+            yield from source_lines(target, include.group(2))
+            continue
+        yield "%s:%d" % (path, number), line
+
+
+def spans(path):
+    """(where, text) of every inline code span, paragraph by paragraph."""
+    paragraph = []
+    for where, line in list(source_lines(path)) + [(None, "")]:
+        if line.strip():
+            paragraph.append((where, line))
+            continue
+        text = "\n".join(l for _, l in paragraph)
+        for m in SPAN.finditer(text):
+            literal = m.group(2) is not None
+            body = next(g for g in m.groups() if g is not None)
+            if not literal and ATTRIBUTE.search(body):
+                continue
+            yield paragraph[text.count("\n", 0, m.start())][0], body
+        paragraph = []
+
+
+class CodeTexts(html.parser.HTMLParser):
+    """The text of every <code> element, entities decoded."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.texts, self.open = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "code":
+            self.open.append([])
+
+    def handle_endtag(self, tag):
+        if tag == "code" and self.open:
+            self.texts.append("".join(self.open.pop()))
+
+    def handle_data(self, data):
+        for text in self.open:
+            text.append(data)
+
+
+def squeeze(text):
+    return " ".join(text.split())
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit(__doc__.strip().split("\n")[2])
+    parser = CodeTexts()
+    with open(argv[1], encoding="utf-8") as f:
+        parser.feed(f.read())
+    rendered = collections.Counter(squeeze(t) for t in parser.texts)
+    wanted = collections.defaultdict(list)
+    for path in argv[2:]:
+        for where, body in spans(path):
+            wanted[body].append(where)
+    missing = 0
+    for body, wheres in wanted.items():
+        found = rendered[squeeze(body)]
+        if found < len(wheres):
+            # Which occurrence was mangled is not known: name them all.
+            for where in wheres:
+                print("%s: `%s` (a <code> element of the HTML %d of %d times)"
+                      % (where, body, found, len(wheres)))
+            missing += 1
+    if missing:
+        print("%d code span(s) not in %s verbatim: write them as `+...+`"
+              % (missing, argv[1]))
+    return 1 if missing else 0
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
