@@ -60,5 +60,13 @@ def lab_reached():
         open(os.path.join(run, 'lab-stopped'), 'w').close()
 
 
+def on_gdb_exiting(event):
+    # gdb's own quit detaches from the guest, which gdb reports as the
+    # inferior's exit: that is the session ending, not the guest.
+    global armed
+    armed = False
+
+
 gdb.events.exited.connect(on_exited)
+gdb.events.gdb_exiting.connect(on_gdb_exiting)
 gdb.events.stop.connect(on_stop)

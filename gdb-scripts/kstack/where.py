@@ -31,18 +31,24 @@ without IRQ stacks (stage 1) it says so."""
             gdb.write('CPU %d\'s IRQ stacks are not allocated yet '
                       '(early boot).\n' % cpu)
         area = stacks.find_area(sp, cpu)
+        cur = stacks.current_task(cpu)
+        base = int(cur['stack'])
+        # Under the current task's stack, and not on one of the CPU's own
+        # stacks: an overflow, even where the memory under it is another
+        # task's stack ("on the stack of pid X" would hide what happened;
+        # outside a context switch, $sp is never on another task's stack).
+        if (base - stacks.thread_size() <= sp < base
+                and (area is None or (area.kind == 'task' and area.base != base))):
+            gdb.write('CPU %d: $sp %#x is %d bytes BELOW the end of the '
+                      'task stack of pid %d (%s):\n  the stack has '
+                      'overflowed into the memory under it%s\n' % (
+                          cpu, sp, base - sp, int(cur['pid']),
+                          cur['comm'].string(),
+                          ', ' + area.name() if area else ''))
+            return
         if area is None:
-            cur = stacks.current_task(cpu)
-            base = int(cur['stack'])
-            if base - stacks.thread_size() <= sp < base:
-                gdb.write('CPU %d: $sp %#x is %d bytes BELOW the end of the '
-                          'task stack of pid %d (%s):\n  the stack has '
-                          'overflowed into the memory under it\n' % (
-                              cpu, sp, base - sp, int(cur['pid']),
-                              cur['comm'].string()))
-            else:
-                gdb.write('CPU %d: $sp %#x is on no stack ks-where knows '
-                          '(unknown)\n' % (cpu, sp))
+            gdb.write('CPU %d: $sp %#x is on no stack ks-where knows '
+                      '(unknown)\n' % (cpu, sp))
             return
         used, free = area.top - sp, sp - area.base
         gdb.write('CPU %d: $sp %#x is on %s\n' % (cpu, sp, area.name()))
