@@ -28,18 +28,21 @@ row() {
 	printf '%-52s %8s %8s %6s  %s\n' "$1" "$2${4-s}" "$3${4-s}" "$ratio" "$verdict" | tee -a "$results"
 }
 
-# open_lab BUILD N: `make lab N=N` with gdb's input on a fifo held open
-# on fd 8; returns once the lab's banner is out (its stop is reached).
+# open_lab BUILD N [MAKE VARIABLES]: `make lab N=N` with gdb's input on a
+# fifo held open on fd 8; returns once the lab's banner is out (its stop
+# is reached).
 open_lab() {
 	log=$out/lab$2.log
+	lab_build=$1 lab_n=$2
+	shift 2
 	rm -f "$out/stdin"
 	: > "$log"
 	mkfifo "$out/stdin"
-	make -s -C "$TOP" lab N="$2" BUILD="$1" < "$out/stdin" > "$log" 2>&1 &
+	make -s -C "$TOP" lab N="$lab_n" BUILD="$lab_build" "$@" < "$out/stdin" > "$log" 2>&1 &
 	lab_pid=$!
 	exec 8> "$out/stdin"
-	until grep -q "==== Lab $2" "$log"; do
-		kill -0 $lab_pid 2>/dev/null || { cat "$log" >&2; die "make lab N=$2 failed"; }
+	until grep -q "==== Lab $lab_n" "$log"; do
+		kill -0 $lab_pid 2>/dev/null || { cat "$log" >&2; die "make lab N=$lab_n failed"; }
 		sleep 0.05
 	done
 }
@@ -97,7 +100,7 @@ if [ "${COLD:-1}" = 1 ]; then
 	[ $left -le 0 ] || sleep $left
 	close_lab
 	t0=$(now)
-	open_lab "$cold" 2
+	open_lab "$cold" 2 AHEAD=0
 	row "then make lab N=2 to its stop (built ahead)" "$(secs "$t0" "$(now)")" 15
 	close_lab
 	row "boot to ready during a build ahead / quiet" \

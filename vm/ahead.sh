@@ -6,12 +6,22 @@
 # The build runs detached (setsid), so quitting the lab does not end it,
 # at the lowest CPU and I/O priority (nice 19, ionice idle), so the guest
 # and gdb keep the machine: at a gdb prompt the guest is halted and the
-# build gets the idle cores. It takes the same build lock as any build:
+# build gets the idle cores. A new session is also a new scheduling
+# autogroup (Debian's kernels group tasks by session), and nice only
+# ranks tasks within their group: the group itself is niced too, or the
+# build would take half the machine from the guest whatever its nice. It takes the same build lock as any build:
 # a `make lab` that needs the stage waits for it, showing its progress,
 # instead of starting a second build. vm/kernel.sh writes the stage's
 # stamp last, so a build stopped half-way is never taken for complete.
 # Log: build/ahead.log.
 . "$(dirname "$0")/lib.sh"
+
+# ahead.sh --build K: the build itself, in its new session.
+if [ "${1:-}" = --build ]; then
+	[ ! -w /proc/self/autogroup ] || echo 19 > /proc/self/autogroup
+	exec nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
+		ahead "$TOP" "$2"
+fi
 
 n=${1:?usage: ahead.sh LAB}
 [ "${AHEAD:-1}" != 0 ] || exit 0
@@ -21,5 +31,4 @@ k=$(cat "$TOP/labs/$next/stage")
 "$TOP/vm/kernel.sh" --built "$k" && exit 0
 
 say "lab $next's stage $k is not built yet: building it in the background (log: $BUILD/ahead.log; AHEAD=0 turns this off)"
-setsid nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
-	ahead "$TOP" "$k" > "$BUILD/ahead.log" 2>&1 < /dev/null &
+setsid "$0" --build "$k" > "$BUILD/ahead.log" 2>&1 < /dev/null &
