@@ -73,9 +73,11 @@ check('Linux version 6.1' in log and '-stage0' in log,
       'lx-dmesg shows the stage 0 kernel\'s banner')
 
 # The switch __handle_irq is about to make: onto this CPU's hardirq stack.
-# Other switches (softirqs, the other CPU) may come first.
+# Other switches (softirqs, the other CPU) may come first: every timer
+# tick's softirqs on each CPU are one, while the shell's output, which
+# makes the serial interrupts, takes the guest a few hundred of them.
 run('ks-watch-switch stop')
-for _ in range(50):
+for _ in range(600):
     out = run('continue')
     m = re.search(r'ks-switch CPU(\d+) onto: esp (0x[0-9a-f]+) '
                   r'\(task .*-> (0x[0-9a-f]+) \(hardirq cpu\1\)', out)
