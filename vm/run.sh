@@ -149,7 +149,9 @@ _vm_prune_runs() {
 # RUN/deadline-passed for vm_explain. A guest hung before the stop thus
 # ends the lab with a cause, instead of a gdb that waits for ever.
 vm_deadline() {
-	(
+	# Started from a subshell, so that it is no job of the caller's: a lab
+	# runs gdb with job control, which would print "[N] + Done" at quit.
+	( (
 		trap '' INT HUP
 		i=0
 		while [ $i -lt $(($1 * 10)) ]; do
@@ -159,7 +161,7 @@ vm_deadline() {
 		done
 		echo "$1" > "$RUN/deadline-passed"
 		kill "$QEMU_PID" 2>/dev/null
-	) > /dev/null 2>&1 &
+	) > /dev/null 2>&1 & )
 }
 
 # _vm_watch OWNER QEMU: a detached watcher that kills QEMU once OWNER is
