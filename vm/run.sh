@@ -63,7 +63,6 @@ vm_start() {
 			echo "$key" > "$initrd.key"
 		fi
 	fi
-	echo "$initrd" > "$RUN/initrd"
 	append="console=ttyS0 panic=-1"
 	[ -z "$ks_run" ] || append="$append ks_run=$ks_run"
 	# KS_APPEND: more name=value words, which the kernel hands to /init
@@ -131,8 +130,8 @@ vm_start() {
 }
 
 # _vm_prune_runs: keep the newest KS_KEEP_RUNS (30) run folders: they hold
-# only logs (serial console, QEMU's, gdb's), which is what a failure needs;
-# older ones go, along with any dump a crash run left.
+# only logs (serial console, QEMU's command line and log, gdb's), which is
+# what a failure needs; older ones go.
 _vm_prune_runs() {
 	[ -d "$BUILD/run" ] || return 0
 	ls -1t "$BUILD/run" | tail -n +"$(( ${KS_KEEP_RUNS:-30} + 1 ))" |
