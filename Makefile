@@ -48,7 +48,7 @@ deps:
 	@vm/deps.sh
 
 check-lab:
-	@labs/valid.sh "$(N)"
+	@vm/ks valid "$(N)"
 
 check-stage:
 	@sh -c '. vm/lib.sh; valid_stage "$(N)" || die "unknown stage N=$(N); stages: $$(stages | tr "\n" " ")"'
@@ -71,23 +71,21 @@ $(INITRAMFS): vm/init vm/initramfs.sh vm/check-initramfs.py $(wildcard vm/guest/
 
 initramfs: $(INITRAMFS)
 
+# vm/ks builds what the lab or stage needs (kernel.sh and modules.sh are
+# no-ops when nothing changed), then boots it (vm/session.py).
 boot: check-stage deps initramfs
-	@vm/kernel.sh $(N) && vm/modules.sh $(N)
-	@vm/boot.sh $(N)
+	@vm/ks boot $(N)
 
 lab: check-lab deps initramfs
-	@k=$$(cat labs/$(N)/stage) && vm/kernel.sh $$k && vm/modules.sh $$k
-	@labs/lab.sh $(N)
+	@vm/ks lab $(N)
 
 # A post-mortem: dump stage k after lab 6's panic, open it with crash.
 crash: check-stage deps initramfs
-	@vm/kernel.sh $(N) && vm/modules.sh $(N)
-	@vm/crash.sh $(N)
+	@vm/ks crash $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines).
 grade: check-lab deps initramfs
-	@k=$$(cat labs/$(N)/stage) && vm/kernel.sh $$k && vm/modules.sh $$k
-	@labs/grade.sh $(N) $(ANSWERS)
+	@vm/ks grade $(N) $(ANSWERS)
 
 check: deps kernels initramfs
 	@tests/run.sh

@@ -1,12 +1,15 @@
-# Loaded by every lab and test session (vm/run.sh's vm_gdb): makes the
-# project's gdb commands importable. The kernel's own lx-* helpers come
+# Loaded by every gdb on a guest (vm/gdb.sh): makes the project's gdb
+# commands importable, and the modules gdb-side code shares with the host:
+# vm/results.py, vm/facts.py, labs/gradelib.py. The kernel's own lx-* helpers come
 # from vmlinux-gdb.py next to vmlinux, through gdb's auto-load.
 import os
 import sys
 
 import gdb
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path[:0] = [HERE, os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
 
 try:
     import linux  # noqa: F401  (the kernel's helpers, from vmlinux-gdb.py)

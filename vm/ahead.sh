@@ -1,7 +1,7 @@
 #!/bin/sh
-# vm/ahead.sh N: while a learner works in lab N, build the stage of lab N+1
-# (its kernel and lab modules) in the background, so that `make lab
-# N=N+1` finds it built. AHEAD=0 turns it off.
+# vm/ahead.sh K: build stage K (its kernel and lab modules) in the
+# background. vm/ks runs it for the next lab's stage while a learner works
+# in a lab, so that `make lab N=N+1` finds it built. AHEAD=0 turns it off.
 #
 # The build runs detached (setsid), so quitting the lab does not end it,
 # at the lowest CPU and I/O priority (nice 19, ionice idle), so the guest
@@ -23,12 +23,9 @@ if [ "${1:-}" = --build ]; then
 		ahead "$TOP" "$2"
 fi
 
-n=${1:?usage: ahead.sh LAB}
+k=${1:?usage: ahead.sh STAGE}
 [ "${AHEAD:-1}" != 0 ] || exit 0
-next=$((n + 1))
-[ -f "$TOP/labs/$next/stage" ] || exit 0
-k=$(cat "$TOP/labs/$next/stage")
 "$TOP/vm/kernel.sh" --built "$k" && exit 0
 
-say "lab $next's stage $k is not built yet: building it in the background (log: $BUILD/ahead.log; AHEAD=0 turns this off)"
+say "the next lab's stage $k is not built yet: building it in the background (log: $BUILD/ahead.log; AHEAD=0 turns this off)"
 setsid "$0" --build "$k" > "$BUILD/ahead.log" 2>&1 < /dev/null &

@@ -1,28 +1,14 @@
-# Helpers for the labs' graders (labs/N/grade.py), which gdb runs in batch
-# mode against a fresh guest of the lab's stage (labs/grade.sh).
-#
-# A grader sources its lab's lab.gdb first, so it starts where a learner
-# starts, then does the lab's steps and prints:
-#   ok - WHAT / not ok - WHAT      one line per observation checked
-#   answer KEY VALUE [TOLERANCE]   what this run found, for the learner's
-#                                  answers file (labs/grade.sh compares)
+# Reading the guest's state from gdb, for the labs' graders (labs/N/
+# grade.py), which vm/ks runs in gdb batch mode against a fresh guest of
+# the lab's stage. Checks and answers are labs/gradelib.py's.
 import os
 import re
 
 import gdb
 
+from gradelib import lab_number
+
 LABS = os.path.dirname(os.path.abspath(__file__))
-
-
-def check(good, what):
-    print('%s - %s' % ('ok' if good else 'not ok', what))
-    return good
-
-
-def answer(key, value, tolerance=0):
-    """TOLERANCE: how far (in percent) a learner's number may be from this
-    run's, for values that differ between runs (depths under a workload)."""
-    print('answer %s %s %s' % (key, value, tolerance))
 
 
 def run(command):
@@ -33,10 +19,9 @@ def val(expr):
     return int(gdb.parse_and_eval(expr)) & 0xffffffff
 
 
-def start_lab(n):
-    """Source labs/N/lab.gdb: the lab's own stop, as the learner gets it."""
-    out = run('source %s/%d/lab.gdb' % (LABS, n))
-    return out
+def start_lab():
+    """Source the lab's lab.gdb: its own stop, as the learner gets it."""
+    return run('source %s/%d/lab.gdb' % (LABS, lab_number()))
 
 
 def frame_name():

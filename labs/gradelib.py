@@ -1,0 +1,117 @@
+"""Grading, in the style of xv6's gradelib: a grader declares its checks
+as functions, in order, and this module runs them.
+
+    @test('the lab stops in __handle_irq after boot')
+    def stop():
+        expect(frame_name(), '__handle_irq', 'the function gdb stopped in')
+
+    @test('ks-where names the stack $sp is on', parent=stop)
+    def where(): ...
+
+    run_tests()
+
+- A check passes when its function returns; it fails when an expect...()
+  inside it fails, which says what was expected and what was got. A
+  string the function returns is shown after its title.
+- A check whose parent did not pass is skipped, with the reason.
+- answer(KEY, VALUE) records what this run found for a question of the
+  lab's answers file (labs/N/lab.toml); vm/ks compares the learner's.
+- Every outcome is also a record (vm/results.py) for vm/ks to read.
+
+No gdb in here: lab 6's grader, which reads crash's output on the host,
+uses it as the gdb graders do.
+"""
+import os
+import traceback
+
+import facts
+import results
+
+TESTS = []
+
+
+class Fail(Exception):
+    def __init__(self, what, expected, got):
+        super().__init__(what)
+        self.what, self.expected, self.got = what, expected, got
+
+
+def test(title, parent=None):
+    def register(fn):
+        fn.title, fn.parent, fn.status = title, parent, None
+        TESTS.append(fn)
+        return fn
+    return register
+
+
+def lab_number():
+    """The lab being graded: vm/ks says which in $KS_LAB."""
+    return int(os.environ['KS_LAB'])
+
+
+def show(v):
+    return '%#x' % v if isinstance(v, int) and not isinstance(v, bool) \
+        and v > 0xffff else str(v)
+
+
+def expect(got, expected, what):
+    """WHAT (got) must equal EXPECTED."""
+    if got != expected:
+        raise Fail(what, show(expected), show(got))
+    return got
+
+
+def expect_in(got, low, high, what):
+    """LOW <= WHAT (got) < HIGH."""
+    if got is None or not low <= got < high:
+        raise Fail(what, '%s to %s' % (show(low), show(high)), show(got))
+    return got
+
+
+def expect_true(good, what, expected, got):
+    """A check of any other shape: GOOD, else fail with EXPECTED and GOT
+    in words."""
+    if not good:
+        raise Fail(what, expected, got)
+
+
+def answer(key, value):
+    """This run's answer to the lab's question KEY, with the tolerance
+    (percent) that labs/N/lab.toml gives it."""
+    n = lab_number()
+    results.emit('answer', key=key, value=show(value),
+                 tolerance=facts.tolerance(n, key))
+
+
+def _report(fn, status, detail='', why=None):
+    fn.status = status
+    line = '%s - %s%s' % ({'ok': 'ok', 'fail': 'not ok', 'skip': 'skip'}[status],
+                         fn.title, ' (%s)' % detail if detail else '')
+    print(line)
+    fields = dict(title=fn.title, status=status, detail=detail)
+    if isinstance(why, Fail):
+        print('    %s\n      expected: %s\n      got:      %s' % (
+            why.what, why.expected, why.got))
+        fields.update(what=why.what, expected=why.expected, got=why.got)
+    elif why:
+        print('    ' + why.replace('\n', '\n    '))
+        fields.update(reason=why)
+    results.emit('test', **fields)
+
+
+def run_tests():
+    for fn in TESTS:
+        if fn.parent is not None and fn.parent.status != 'ok':
+            _report(fn, 'skip', why='skipped: it needs "%s", which did not '
+                    'pass' % fn.parent.title)
+            continue
+        try:
+            detail = fn()
+        except Fail as f:
+            _report(fn, 'fail', why=f)
+        except Exception as e:      # the grader's own bug, or gdb's error
+            _report(fn, 'fail', why='the check stopped with an error: %s: %s'
+                    % (type(e).__name__, e))
+            traceback.print_exc()
+        else:
+            _report(fn, 'ok', detail or '')

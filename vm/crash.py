@@ -1,0 +1,94 @@
+"""crash on a dump of a stage's kernel (make crash, lab 6).
+
+The dump (build/stage-K/vmcore) is made once per kernel: boot stage K
+with lab 6's workload (labs/6/guest.sh: a stack overflow that panics),
+wait for the panic, and have QEMU write the guest's memory as an ELF core
+(monitor: dump-guest-memory). crash is Debian's i386 build, unpacked into
+the build cache by vm/deps.sh. It runs under QEMU's user-mode emulator
+(qemu-i386) on every host, whether or not the host's kernel can run i386
+programs itself: one path for every machine.
+
+crash 8.0.2 looks up sys_open, sys_fork and sys_read while probing how an
+x86 kernel was built; 6.1 names them __ia32_sys_*. A copy of System.map
+with those three names added lets it start.
+"""
+import os
+import re
+import shutil
+import subprocess
+
+from session import BUILD, Guest, GuestError, say, stage_dir, stage_obj
+
+CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
+ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',
+           '__ia32_sys_read': 'sys_read'}
+
+
+def _stale(vmcore, stage):
+    inputs = [os.path.join(stage_obj(stage), 'vmlinux'),
+              os.path.join(BUILD, 'initramfs.cpio'),
+              os.path.join(stage_dir(stage), 'modules.cpio')]
+    return not os.path.exists(vmcore) or any(
+        os.path.exists(p) and os.path.getmtime(p) > os.path.getmtime(vmcore)
+        for p in inputs)
+
+
+def dump(stage):
+    """Stage STAGE's dump after lab 6's panic, made if missing or older
+    than the kernel, the initramfs or the modules."""
+    vmcore = os.path.join(stage_dir(stage), 'vmcore')
+    if not _stale(vmcore, stage):
+        return vmcore
+    for p in (vmcore, vmcore + '.tmp'):
+        if os.path.exists(p):
+            os.unlink(p)
+    try:
+        with Guest(stage, '/labs/6/guest.sh', append='panic=0') as guest:
+            say('stage %s: waiting for lab 6\'s panic (serial log: %s)'
+                % (stage, guest.path('serial.log')))
+            m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', 120)
+            say('stage %s: %s' % (stage, m.group(0)))
+            guest.monitor('dump-guest-memory %s.tmp' % vmcore)
+            if not os.path.getsize(vmcore + '.tmp'):
+                raise GuestError('QEMU wrote no dump')
+    except BaseException:
+        if os.path.exists(vmcore + '.tmp'):
+            os.unlink(vmcore + '.tmp')
+        raise
+    os.replace(vmcore + '.tmp', vmcore)
+    say('stage %s: dump in %s (%d MB)' % (
+        stage, vmcore, os.path.getsize(vmcore) >> 20))
+    return vmcore
+
+
+def command(stage, quiet=True):
+    """The command line that opens stage STAGE's dump with crash (QUIET:
+    no banner, for a batch of commands)."""
+    if not os.access(CRASH, os.X_OK):
+        raise GuestError("crash is not in the build cache: run 'make deps'")
+    if not shutil.which('qemu-i386'):
+        raise GuestError("qemu-i386 not found (package qemu-user): run 'make deps'")
+    obj = stage_obj(stage)
+    if not os.path.exists(os.path.join(obj, 'vmlinux')):
+        raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
+                         % (stage, stage))
+    vmcore = dump(stage)
+    crash_map = os.path.join(stage_dir(stage), 'crash.map')
+    with open(os.path.join(obj, 'System.map')) as f, open(crash_map, 'w') as out:
+        for line in f:
+            out.write(line)
+            words = line.split()
+            if len(words) == 3 and words[2] in ALIASES:
+                out.write('%s %s %s\n' % (words[0], words[1], ALIASES[words[2]]))
+    return (['qemu-i386', CRASH] + (['-s'] if quiet else []) +
+            [crash_map, os.path.join(obj, 'vmlinux'), vmcore])
+
+
+def run(stage, commands):
+    """crash's output for COMMANDS (a list of lines), run in batch."""
+    text = '\n'.join(commands) + '\n'
+    if not re.search(r'^quit$', text, re.M):
+        text += 'quit\n'
+    p = subprocess.run(command(stage), input=text.encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p.stdout.decode(errors='replace')

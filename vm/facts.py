@@ -1,0 +1,77 @@
+"""The project's facts, each read from its one file:
+
+- vm/stages.toml: what each stage's kernel is built to show (THREAD_SIZE,
+  IRQ stacks or not, the overflow check's warning line);
+- labs/N/lab.toml: what lab N runs (its stage, gdb or crash, the guest's
+  workload) and the questions of its answers file.
+
+Plain Python with no gdb in it: vm/ks, the graders (inside gdb and out),
+the checks, the experiments and the book all import it.
+"""
+import os
+import tomllib
+
+TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))
+
+
+class Unknown(Exception):
+    """A lab or stage number that names nothing; the message lists the
+    valid ones."""
+
+
+def _load(path):
+    with open(path, 'rb') as f:
+        return tomllib.load(f)
+
+
+def stages():
+    """{stage number: its facts}, from vm/stages.toml."""
+    table = _load(os.path.join(TOP, 'vm', 'stages.toml'))['stage']
+    return {int(k): dict(v, number=int(k)) for k, v in table.items()}
+
+
+def stage(k):
+    table = stages()
+    try:
+        return table[int(k)]
+    except (KeyError, ValueError):
+        raise Unknown('unknown stage N=%r; stages: %s' % (
+            k, ' '.join(map(str, sorted(table)))))
+
+
+def labs():
+    """The lab numbers: the folders labs/N that hold a lab.toml."""
+    root = os.path.join(TOP, 'labs')
+    return sorted(int(d) for d in os.listdir(root) if d.isdigit() and
+                  os.path.isfile(os.path.join(root, d, 'lab.toml')))
+
+
+def lab(n):
+    """Lab N's facts: the keys of labs/N/lab.toml, with defaults, plus
+    number, folder, the stage's facts (stage_facts) and, for the guest's
+    workload, the path /init runs in the guest (guest_path)."""
+    valid = labs()
+    if not str(n).isdigit() or int(n) not in valid:
+        raise Unknown("unknown lab N='%s'; valid labs: %s (e.g. make lab "
+                      "N=%d)" % (n, ' '.join(map(str, valid)), valid[0]))
+    n = int(n)
+    folder = os.path.join(TOP, 'labs', str(n))
+    facts = {'kind': 'gdb', 'guest': '', 'questions': {}, 'banner': ''}
+    facts.update(_load(os.path.join(folder, 'lab.toml')))
+    facts.update(number=n, folder=folder,
+                 stage_facts=stage(facts['stage']))
+    # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
+    facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])
+                           if facts['guest'] else '')
+    return facts
+
+
+def tolerance(n, key):
+    """How far, in percent, a learner's answer KEY to lab N may be from
+    the grader's own run; Unknown if lab N asks no such question."""
+    questions = lab(n)['questions']
+    if key not in questions:
+        raise Unknown('lab %d asks no question %r (it asks: %s)' % (
+            n, key, ' '.join(questions)))
+    return questions[key].get('tolerance', 0)

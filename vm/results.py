@@ -1,0 +1,55 @@
+"""Results handed from one program to another, in two plain forms.
+
+- Records: JSON lines. Code inside gdb (graders, the checks' probes, lab
+  4's watchpoint) calls emit(); each record is one JSON object with a
+  "kind". The host reads them back with read(). emit() appends to the
+  file named by $KS_RESULTS, which vm/session.py sets for every gdb it
+  runs; with no such file (gdb run by hand) the record is printed.
+- Tables: tab-separated values under a header line of column names (the
+  experiments' rows, which plots and checks read by name).
+"""
+import json
+import os
+
+
+def emit(kind, **fields):
+    record = dict(kind=kind, **fields)
+    line = json.dumps(record, sort_keys=True)
+    path = os.environ.get('KS_RESULTS')
+    if path:
+        with open(path, 'a') as f:
+            f.write(line + '\n')
+    else:
+        print('ks-result %s' % line)
+    return record
+
+
+def read(path, kind=None):
+    """The records in PATH (none if it does not exist), of KIND if given."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return [r for r in records if kind is None or r.get('kind') == kind]
+
+
+def write_table(path, columns, rows):
+    """ROWS (dicts) as a table with COLUMNS, written whole or not at all."""
+    def cell(v):
+        text = '' if v is None else str(v)
+        if '\t' in text or '\n' in text:
+            raise ValueError('a table cell holds a tab or newline: %r' % text)
+        return text
+    with open(path + '.tmp', 'w') as f:
+        f.write('\t'.join(columns) + '\n')
+        for row in rows:
+            f.write('\t'.join(cell(row.get(c)) for c in columns) + '\n')
+    os.replace(path + '.tmp', path)
+
+
+def read_table(path):
+    """The rows of a table written by write_table, as dicts by column."""
+    with open(path) as f:
+        columns = f.readline().rstrip('\n').split('\t')
+        return [dict(zip(columns, line.rstrip('\n').split('\t')))
+                for line in f if line.strip()]

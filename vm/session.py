@@ -1,0 +1,462 @@
+"""One guest, and gdb attached to it: the session layer.
+
+Everything that boots a stage goes through Guest: `make lab`, `make grade`,
+`make boot`, the crash dump, the book's transcripts, the experiments and
+the checks.
+
+    with Guest(stage, script='/labs/3/guest.sh', halted=True) as guest:
+        run = guest.gdb(['-x', 'labs/3/grade.py'], timeout=120)
+        run.output, run.rc, run.records     # records: vm/results.py
+
+A guest has a run folder of its own, build/run/STAGE-PID-N, holding:
+  serial.log       the guest's console (the kernel's own words)
+  qemu.cmd         QEMU's command line, quoted for a shell (SHOW=1 prints it)
+  qemu.log         QEMU's messages; qemu-debug.log: CPU resets (triple faults)
+  gdb.port, qemu.pid, monitor.sock
+  gdb-N.jsonl      what the gdb-side code of the N-th gdb run emitted
+So two guests never collide, and a failure leaves its evidence.
+
+A guest never outlives its session: leaving the `with` block stops QEMU,
+and QEMU is started with a parent-death signal, so even a session killed
+outright (SIGKILL, no cleanup runs) takes its QEMU with it.
+
+Settings from the environment: ACCEL (tcg; kvm needs /dev/kvm), CPUS (2),
+MEM (MiB, 128), KS_INITRAMFS (another guest image), SHOW (print QEMU's
+command line), KS_KEEP_RUNS (run folders kept, 30).
+"""
+import ctypes
+import os
+import random
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import results
+
+TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))
+BUILD = os.path.join(TOP, os.environ.get('BUILD') or 'build')
+READY_MARKER = 'KSTACK-READY'
+PROG = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else 'ks'
+
+
+def say(message):
+    print('[%s] %s' % (PROG, message), file=sys.stderr, flush=True)
+
+
+def stage_dir(k):
+    return os.path.join(BUILD, 'stage-%s' % k)
+
+
+def stage_obj(k):
+    return os.path.join(stage_dir(k), 'obj')
+
+
+class GuestError(Exception):
+    """The guest failed; the message says why, in the kernel's words
+    where it left any (Guest.explain)."""
+
+
+def _die_with_parent():
+    # Runs in the child between fork and exec: SIGTERM when the session
+    # that started it dies, whatever kills it.
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _port_listening(port):
+    """Is something listening on 127.0.0.1:PORT? Read from /proc/net/tcp:
+    connecting to QEMU's gdbstub would stop the guest."""
+    want = '0100007F:%04X' % port
+    with open('/proc/net/tcp') as f:
+        return any(len(w) > 3 and w[1] == want and w[3] == '0A'
+                   for w in (line.split() for line in f))
+
+
+class GdbRun:
+    """What one gdb run left: its exit status (124 if it was stopped at
+    its timeout), its output, and the records its gdb-side code emitted."""
+    def __init__(self, rc, output, records):
+        self.rc, self.output, self.records = rc, output, records
+
+    @property
+    def timed_out(self):
+        return self.rc == 124
+
+
+class Guest:
+    runs = 0                     # guests started by this process so far
+
+    def __init__(self, stage, script='', halted=False, append=''):
+        """SCRIPT: what the guest's /init runs (a path in the guest, or
+        "exit"); empty, a shell. HALTED: the CPUs wait for gdb. APPEND:
+        more name=value words for the kernel's command line, which /init
+        (and so SCRIPT) gets as environment variables."""
+        self.stage, self.script, self.halted = stage, script, halted
+        self.append = append
+        self.accel = os.environ.get('ACCEL') or 'tcg'
+        self.cpus = int(os.environ.get('CPUS') or 2)
+        self.mem = int(os.environ.get('MEM') or 128)
+        self.initramfs = (os.environ.get('KS_INITRAMFS') or
+                          os.path.join(BUILD, 'initramfs.cpio'))
+        self.qemu = None
+        self.run = self.port = None
+        self.gdb_runs = 0
+
+    # -- QEMU's command line, one concern per step --------------------
+
+    def qemu_args(self, console=False):
+        obj = stage_obj(self.stage)
+        args = ['qemu-system-i386', '-M', 'pc', '-accel', self.accel]
+        # One CPU per socket: without ACPI the kernel finds CPUs in
+        # SeaBIOS's MP table, which lists only the first CPU of each
+        # socket; QEMU's default (all cores in one socket) hides CPU 1.
+        args += ['-smp', '%d,sockets=%d' % (self.cpus, self.cpus),
+                 '-m', str(self.mem)]
+        # No network, no screen; a panic's reboot ends QEMU instead.
+        args += ['-nic', 'none', '-display', 'none', '-no-reboot']
+        args += ['-kernel', os.path.join(obj, 'arch/x86/boot/bzImage'),
+                 '-initrd', self._initrd(), '-append', self._cmdline()]
+        # The guest's qemu-exit program ends the run through this port,
+        # with a status QEMU turns into its own exit code.
+        args += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04']
+        # The monitor (for dump-guest-memory), the pid, and a log of CPU
+        # resets: a triple fault ends QEMU without a word from the kernel.
+        args += ['-monitor', 'unix:%s,server=on,wait=off' % self.path('monitor.sock'),
+                 '-pidfile', self.path('qemu.pid'),
+                 '-D', self.path('qemu-debug.log'), '-d', 'cpu_reset,guest_errors']
+        if console:
+            # mux=on gives the Ctrl-A escapes (Ctrl-A X quits); signal=off
+            # sends Ctrl-C to the guest's shell instead of ending QEMU.
+            args += ['-chardev', 'stdio,id=con,mux=on,signal=off,logfile=%s'
+                     % self.path('serial.log'), '-serial', 'chardev:con']
+        else:
+            args += ['-serial', 'file:%s' % self.path('serial.log')]
+        if self.halted:
+            args += ['-S']
+        args += ['-gdb', 'tcp:127.0.0.1:%d' % self.port]
+        return args
+
+    def _cmdline(self):
+        words = ['console=ttyS0', 'panic=-1']
+        if self.script:
+            words.append('ks_run=%s' % self.script)
+        words += self.append.split()
+        return ' '.join(words)
+
+    def _initrd(self):
+        """The initramfs, followed by the stage's lab modules (a second
+        cpio archive: the kernel unpacks concatenated archives in order).
+        The pair is joined once per stage and shared by its runs, renamed
+        into place so that no run sees half of it."""
+        mods = os.path.join(stage_dir(self.stage), 'modules.cpio')
+        if os.environ.get('KS_INITRAMFS') or not os.path.isfile(mods):
+            return self.initramfs
+        joined = os.path.join(stage_dir(self.stage), 'initrd.cpio')
+        key = ' '.join('%d %d' % (os.stat(p).st_size, os.stat(p).st_mtime_ns)
+                       for p in (self.initramfs, mods))
+        try:
+            with open(joined + '.key') as f:
+                fresh = f.read().strip() == key and os.path.isfile(joined)
+        except OSError:
+            fresh = False
+        if not fresh:
+            tmp = '%s.%d' % (joined, os.getpid())
+            with open(tmp, 'wb') as out:
+                for p in (self.initramfs, mods):
+                    with open(p, 'rb') as f:
+                        out.write(f.read())
+            os.replace(tmp, joined)
+            with open(joined + '.key', 'w') as f:
+                f.write(key + '\n')
+        return joined
+
+    def path(self, name):
+        return os.path.join(self.run, name)
+
+    def serial(self):
+        """The guest's console so far, carriage returns dropped."""
+        try:
+            with open(self.path('serial.log'), 'rb') as f:
+                return f.read().decode(errors='replace').replace('\r', '')
+        except OSError:
+            return ''
+
+    # -- starting and stopping ----------------------------------------
+
+    def _prepare(self):
+        bz = os.path.join(stage_obj(self.stage), 'arch/x86/boot/bzImage')
+        if not os.path.isfile(bz):
+            raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
+                             % (self.stage, self.stage))
+        if not os.path.isfile(self.initramfs):
+            raise GuestError("no initramfs: run 'make initramfs'")
+        if not any(os.access(os.path.join(d, 'qemu-system-i386'), os.X_OK)
+                   for d in os.environ['PATH'].split(':')):
+            raise GuestError("qemu-system-i386 not found: run 'make deps'")
+        if self.accel == 'kvm' and not os.access('/dev/kvm', os.W_OK):
+            raise GuestError('ACCEL=kvm, but this machine has no usable '
+                             '/dev/kvm; leave ACCEL unset (TCG)')
+        _prune_runs()
+        Guest.runs += 1
+        self.run = os.path.join(BUILD, 'run', '%s-%d-%d' % (
+            self.stage, os.getpid(), Guest.runs))
+        os.makedirs(self.run)
+
+    def _write_command(self, args):
+        with open(self.path('qemu.cmd'), 'w') as f:
+            f.write(shlex.join(args) + '\n')
+        with open(self.path('gdb.port'), 'w') as f:
+            f.write('%d\n' % self.port)
+        if os.environ.get('SHOW'):
+            say('QEMU: %s' % shlex.join(args))
+
+    def start(self):
+        """Start QEMU in the background and wait for its gdb port."""
+        self._prepare()
+        # A random loopback port; if another process takes it first,
+        # QEMU fails to bind and another is tried.
+        for _ in range(5):
+            self.port = 20000 + random.randrange(40000)
+            if _port_listening(self.port):
+                continue
+            args = self.qemu_args()
+            self._write_command(args)
+            with open(self.path('qemu.log'), 'wb') as log:
+                self.qemu = subprocess.Popen(
+                    args, stdin=subprocess.DEVNULL, stdout=log,
+                    stderr=subprocess.STDOUT, start_new_session=True,
+                    preexec_fn=_die_with_parent)
+            deadline = time.time() + 10
+            while self.qemu.poll() is None:
+                if _port_listening(self.port):
+                    return self
+                if time.time() > deadline:
+                    self.stop()
+                    raise GuestError('QEMU did not open its gdb port within '
+                                     '10 s (%s)' % self.path('qemu.log'))
+                time.sleep(0.05)
+            with open(self.path('qemu.log')) as f:
+                log = f.read()
+            if 'Address already in use' not in log:
+                raise GuestError('QEMU failed to start (log: %s):\n%s' % (
+                    self.path('qemu.log'), log.rstrip()))
+        raise GuestError('no free gdb port found after 5 tries')
+
+    def console(self):
+        """Run QEMU in the foreground with the serial console on this
+        terminal (make boot); the guest's exit status when it ends."""
+        self._prepare()
+        self.port = 20000 + random.randrange(40000)
+        args = self.qemu_args(console=True)
+        self._write_command(args)
+        say('stage %s: serial console below, gdb port %d; Ctrl-A X quits'
+            % (self.stage, self.port))
+        rc = subprocess.call(args)
+        # An odd code is the guest's qemu-exit: status (rc - 1) / 2.
+        return (rc - 1) // 2 if rc % 2 else rc
+
+    def alive(self):
+        return self.qemu is not None and self.qemu.poll() is None
+
+    def stop(self):
+        """End QEMU if it still runs (TERM, then KILL) and reap it."""
+        if self.qemu is None:
+            return
+        if self.qemu.poll() is None:
+            self.qemu.terminate()
+            try:
+                self.qemu.wait(2)
+            except subprocess.TimeoutExpired:
+                self.qemu.kill()
+                self.qemu.wait()
+        try:
+            os.unlink(self.path('monitor.sock'))
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    # -- watching the guest -------------------------------------------
+
+    def wait_for(self, pattern, timeout=30):
+        """Wait until the console shows PATTERN (a regular expression);
+        the match. GuestError, explained, if QEMU ends first or TIMEOUT
+        seconds pass."""
+        deadline = time.time() + timeout
+        while True:
+            m = re.search(pattern, self.serial())
+            if m:
+                return m
+            if not self.alive():
+                raise GuestError(self.explain(
+                    "QEMU exited before the guest printed '%s'" % pattern))
+            if time.time() > deadline:
+                raise GuestError(self.explain(
+                    "no '%s' from the guest within %d s (hung guest?)"
+                    % (pattern, timeout)))
+            time.sleep(0.05)
+
+    def wait_exit(self, timeout=30):
+        """Wait for QEMU to end by itself: the guest's status (from
+        qemu-exit), or "qemu:RC" when QEMU ended otherwise (a panic
+        reboots, which -no-reboot turns into exit code 0)."""
+        try:
+            rc = self.qemu.wait(timeout)
+        except subprocess.TimeoutExpired:
+            message = self.explain('the guest did not exit within %d s' % timeout)
+            self.stop()
+            raise GuestError(message)
+        return (rc - 1) // 2 if rc % 2 else 'qemu:%d' % rc
+
+    def explain(self, what):
+        """WHAT went wrong, with the reason the run's logs give."""
+        lines = ['%s: %s' % (PROG, what)]
+        try:
+            with open(self.path('qemu-debug.log')) as f:
+                if 'Triple fault' in f.read():
+                    lines.append('  the guest CPU triple-faulted (see %s)'
+                                 % self.path('qemu-debug.log'))
+        except OSError:
+            pass
+        if os.path.exists(self.path('deadline-passed')):
+            with open(self.path('deadline-passed')) as f:
+                lines.append('  no stop within %s s: the guest hung before it '
+                             '(LAB_TIMEOUT sets the limit)' % f.read().strip())
+        serial = self.serial()
+        if 'Kernel panic' in serial:
+            panic = serial.split('\n')
+            i = next(i for i, l in enumerate(panic) if 'Kernel panic' in l)
+            lines.append('  the kernel panicked:')
+            lines += ['    ' + l for l in panic[i:i + 4]]
+        if not serial:
+            lines.append('  the kernel printed nothing: it never reached its '
+                         'console (MEM=%d MiB;' % self.mem)
+            lines.append('  it is loaded at 16 MiB and the labs give it 128)')
+        else:
+            lines.append('  last lines of %s:' % self.path('serial.log'))
+            lines += ['    ' + l for l in serial.rstrip('\n').split('\n')[-8:]]
+        return '\n'.join(lines)
+
+    def deadline(self, seconds):
+        """A lab's first stop must come within SECONDS: unless the guard
+        (labs/guard.py) has marked it reached (the file lab-stopped), end
+        QEMU then and leave deadline-passed for explain()."""
+        def watch():
+            end = time.time() + seconds
+            while time.time() < end:
+                if os.path.exists(self.path('lab-stopped')) or not self.alive():
+                    return
+                time.sleep(0.1)
+            with open(self.path('deadline-passed'), 'w') as f:
+                f.write('%d\n' % seconds)
+            self.qemu.terminate()
+        threading.Thread(target=watch, daemon=True).start()
+
+    def monitor(self, command, timeout=120):
+        """Run a QEMU monitor command; its answer."""
+        import socket
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(timeout)
+        s.connect(self.path('monitor.sock'))
+
+        def until_prompt():
+            data = b''
+            while not data.endswith(b'(qemu) '):
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            return data.decode(errors='replace')
+        with s:
+            until_prompt()                      # the banner
+            s.sendall(command.encode() + b'\n')
+            out = until_prompt()
+        return '\n'.join(l for l in out.splitlines()[1:]
+                         if not l.startswith('(qemu)'))
+
+    # -- gdb --------------------------------------------------------------
+
+    def gdb_argv(self, args):
+        return [os.path.join(TOP, 'vm', 'gdb.sh'), str(self.stage),
+                str(self.port)] + list(args)
+
+    def _gdb_env(self, env):
+        self.gdb_runs += 1
+        records = self.path('gdb-%d.jsonl' % self.gdb_runs)
+        return dict(os.environ, KS_RUN=self.run, KS_RESULTS=records,
+                    **(env or {})), records
+
+    def gdb(self, args, timeout=120, env=None):
+        """gdb in batch mode on this guest, running ARGS (-x FILE, -ex
+        CMD...); a GdbRun. A gdb still running after TIMEOUT seconds is
+        ended (rc 124)."""
+        env, records = self._gdb_env(env)
+        p = subprocess.Popen(self.gdb_argv(['-batch'] + list(args)), env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            try:
+                out, _ = p.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, _ = p.communicate()
+            rc = 124
+        output = out.decode(errors='replace')
+        with open(self.path('gdb-%d.log' % self.gdb_runs), 'w') as f:
+            f.write(output)
+        return GdbRun(rc, output, results.read(records))
+
+    def gdb_interactive(self, args, env=None):
+        """gdb for a learner, on this terminal; its exit status. With a
+        terminal, gdb runs as a process group of its own in the terminal's
+        foreground, as a shell runs a job: Ctrl-C reaches gdb alone (which
+        stops the guest), not make and this session."""
+        env, _ = self._gdb_env(env)
+        tty = sys.stdin.fileno() if sys.stdin.isatty() else None
+
+        def take_terminal():
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+            os.tcsetpgrp(tty, os.getpgrp())
+            signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        p = subprocess.Popen(self.gdb_argv(args), env=env,
+                             preexec_fn=take_terminal if tty is not None else None)
+        try:
+            return p.wait()
+        finally:
+            if tty is not None:
+                old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+                os.tcsetpgrp(tty, os.getpgrp())
+                signal.signal(signal.SIGTTOU, old)
+
+
+def _prune_runs():
+    """Keep the newest KS_KEEP_RUNS (30) run folders: they hold only logs,
+    which is what a failure needs. A folder whose QEMU runs is kept."""
+    root = os.path.join(BUILD, 'run')
+    if not os.path.isdir(root):
+        return
+    keep = int(os.environ.get('KS_KEEP_RUNS') or 30)
+    folders = sorted((os.path.join(root, d) for d in os.listdir(root)),
+                     key=os.path.getmtime, reverse=True)
+    for old in folders[keep:]:
+        try:
+            with open(os.path.join(old, 'qemu.pid')) as f:
+                os.kill(int(f.read()), 0)
+            continue                    # still running
+        except (OSError, ValueError):
+            pass
+        subprocess.call(['rm', '-rf', old])
