@@ -31,6 +31,11 @@ def stages():
     return {int(k): dict(v, number=int(k)) for k, v in table.items()}
 
 
+def kernel():
+    """Constants every stage's kernel shares (stack_end_magic)."""
+    return _load(os.path.join(TOP, 'vm', 'stages.toml'))['kernel']
+
+
 def stage(k):
     table = stages()
     try:

@@ -9,10 +9,11 @@
 # bottom word of a task stack holds STACK_END_MAGIC instead.
 import gdb
 
+import facts
 from kstack import stacks
 
-# include/uapi/linux/magic.h; a macro, so not in the kernel's DWARF.
-STACK_END_MAGIC = 0x57ac6e9d
+# A macro, so not in the kernel's DWARF: vm/stages.toml has it.
+STACK_END_MAGIC = facts.kernel()['stack_end_magic']
 
 
 def running_on(task):

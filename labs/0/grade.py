@@ -9,6 +9,7 @@ from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
+MAGIC = facts.kernel()['stack_end_magic']
 
 
 @test('the lab stops in __handle_irq after boot')
@@ -96,7 +97,7 @@ def thread_info():
       parent=stop)
 def end_magic():
     expect(val('*(unsigned long *)%d' % int(current(cpu())['stack'])),
-           val('0x57ac6e9d'), 'the word at current->stack')
+           MAGIC, 'the word at current->stack')
 
 
 @test("lx-dmesg shows the stage 0 kernel's banner", parent=stop)
