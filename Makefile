@@ -93,7 +93,7 @@ check: deps kernels initramfs
 # The workbook. Its transcripts come from real runs; its tables and plots
 # from labs 4 and 5's experiments (make check runs them, then builds it).
 transcripts: deps kernels initramfs
-	@book/transcripts.sh
+	@book/transcripts.py
 
 book: deps
 	@book/build.sh

@@ -1,5 +1,5 @@
 # book/stackfig.py: the workbook's figure of 6.1's stacks at a device
-# interrupt, drawn from a live kernel. Sourced in gdb (book/transcripts.sh)
+# interrupt, drawn from a live kernel. Sourced in gdb (book/transcripts.py)
 # where lab 2's walk ends: a CPU in handle_irq_event, on its hardirq stack.
 # Writes $KS_FIGURES/irq-stacks.svg; prints nothing else.
 #

@@ -3,7 +3,7 @@
 # the vmlinux of the stage its chapter is about (book/build.sh runs it).
 #
 # The mark is an AsciiDoc role on monospace text: [.sym]`common_interrupt`
-# (a trailing "()" is allowed). Chapter labN.adoc is about labs/N/stage;
+# (a trailing "()" is allowed). Chapter labN.adoc is about lab N's stage;
 # the other chapters about stage 0, today's kernel. The names are looked
 # up in the stage's System.map, which lists every symbol of its vmlinux.
 # Prints one line per chapter; fails naming every symbol not found.
@@ -14,7 +14,7 @@ missing= total=0
 for chapter in "${KS_CHAPTERS:-$TOP/book/chapters}"/*.adoc; do
 	name=$(basename "$chapter" .adoc)
 	case $name in
-	lab[0-9]*) stage=$(cat "$TOP/labs/${name#lab}/stage") ;;
+	lab[0-9]*) stage=$("$TOP/vm/ks" stage "${name#lab}") ;;
 	*) stage=0 ;;
 	esac
 	map=$(stage_obj "$stage")/System.map

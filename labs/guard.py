@@ -1,5 +1,5 @@
-# Loaded before every lab's lab.gdb, by labs/lab.sh, labs/grade.sh and
-# book/transcripts.sh (gdb -x): a lab never shows its banner for a stop it
+# Loaded before every lab's lab.gdb, by vm/ks (make lab, make grade) and
+# book/transcripts.py (gdb -x): a lab never shows its banner for a stop it
 # did not reach.
 #
 # lab.gdb continues the guest to the lab's stop and then prints what to
@@ -11,13 +11,13 @@
 # - the guest ending while armed quits gdb at once with status 3;
 # - a stop made by Ctrl-C (SIGINT) before the lab's stop does the same:
 #   the stop the banner describes was not reached;
-# - labs/lab.sh calls lab_reached() once lab.gdb is done (gdb -ex): if no
-#   guest is attached then (QEMU was killed by vm/run.sh's deadline for a
+# - vm/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if no
+#   guest is attached then (QEMU was ended by Guest.deadline() for a
 #   hung guest, and lab.gdb stopped at the lost connection), quit with
 #   status 3; otherwise the lab's stop was reached: disarm, and leave the
 #   file lab-stopped in the run folder (KS_RUN) for the deadline watcher.
 #
-# The shell side (vm/run.sh's vm_explain) then tells why, in the kernel's
+# The host side (Guest.explain() in vm/session.py) then tells why, in the kernel's
 # own words from the serial log. Graders and transcripts never call
 # lab_reached(): the guard stays armed, so a guest that dies mid-grading
 # ends gdb the same way.

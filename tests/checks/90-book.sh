@@ -1,5 +1,5 @@
 # The workbook, built from this run: transcripts made now (book/
-# transcripts.sh), the tables and plots of labs 4 and 5 from checks 86 and
+# transcripts.py), the tables and plots of labs 4 and 5 from checks 86 and
 # 87, lab 2's figure drawn from its session; the build fails on a missing
 # piece, an asciidoctor warning or a marked symbol its stage lacks.
 . "$TOP/vm/lib.sh"
@@ -8,7 +8,7 @@
 book=$BUILD/book
 rm -rf "$book/transcripts" "$book/figures" "$book/index.html" "$book/index.pdf"
 
-if "$TOP/book/transcripts.sh" >&2; then
+if "$TOP/book/transcripts.py" >&2; then
 	n=0
 	for f in "$book"/transcripts/lab*.txt; do
 		lab=$(basename "$f" .txt)
@@ -19,9 +19,9 @@ if "$TOP/book/transcripts.sh" >&2; then
 			not_ok "transcript $lab.txt shows its lab's session (see $f)"
 		fi
 	done
-	ok "book/transcripts.sh wrote $n transcripts of real sessions"
+	ok "book/transcripts.py wrote $n transcripts of real sessions"
 else
-	not_ok "book/transcripts.sh ran to its end"
+	not_ok "book/transcripts.py ran to its end"
 fi
 
 # Lab 2's figure is drawn from the same stop as the end of its transcript:
