@@ -1,6 +1,6 @@
 # Lab 0, the lab machine: stop at a device interrupt once the guest is up.
 #
-# Loaded by labs/lab.sh after gdb has attached to the halted guest (and by
+# Loaded by vm/ks for make lab after gdb has attached to the halted guest (and by
 # the grader, labs/0/grade.py). It sets the stop, continues to it, prints
 # what to try, and gets out of the way.
 #

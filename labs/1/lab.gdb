@@ -1,6 +1,6 @@
 # Lab 1, one stack (stage 1: interrupts on the interrupted task's stack).
 #
-# Loaded by labs/lab.sh (and the grader, labs/1/grade.py). Waits for boot
+# Loaded by vm/ks for make lab (and by the grader, labs/1/grade.py). Waits for boot
 # to finish (the kernel starts /init with kernel_execve), then stops at the
 # C entry of the next device interrupt: `break do_IRQ`, the 2.6 name,
 # which gdb-scripts maps onto 6.1's common_interrupt().

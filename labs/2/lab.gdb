@@ -1,6 +1,6 @@
 # Lab 2, IRQ stacks (stage 2: per-CPU hardirq and softirq stacks, 8K).
 #
-# Loaded by labs/lab.sh (and the grader, labs/2/grade.py). Waits for boot
+# Loaded by vm/ks for make lab (and by the grader, labs/2/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), still on the interrupted stack.
 

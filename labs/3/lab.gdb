@@ -1,6 +1,6 @@
 # Lab 3, 4K only (stage 3: one-page stacks, per-CPU IRQ stacks).
 #
-# Loaded by labs/lab.sh (and the grader, labs/3/grade.py). Waits for boot
+# Loaded by vm/ks for make lab (and by the grader, labs/3/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), on the interrupted stack.
 

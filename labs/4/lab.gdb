@@ -1,6 +1,6 @@
 # Lab 4, overflow (stage 3: 4K stacks): watch a stack's end get overwritten.
 #
-# Loaded by labs/lab.sh (and the grader, labs/4/grade.py). The guest loads
+# Loaded by vm/ks for make lab (and by the grader, labs/4/grade.py). The guest loads
 # the lab module stackdeep and has dd recurse 25 frames of 256 bytes into
 # it: more than a 4K stack holds. The stop is where that descent starts;
 # a hardware watchpoint then guards the task's STACK_END_MAGIC word.
@@ -23,4 +23,4 @@ echo \  ks-where                  $sp is below the end of the stack\n
 echo \  ks-bt                     the frames, down past the end\n
 echo \  delete                    then continue: what catches it?\n
 echo \                            (the serial log shows the kernel's verdict)\n
-echo See labs/4/README.md; the table: labs/4/experiment.sh.\n
+echo See labs/4/README.md; the table: labs/4/experiment.py.\n

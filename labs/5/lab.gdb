@@ -1,7 +1,7 @@
-# Lab 5, what 4K stacks buy (stage 3; labs/5/experiment.sh compares it
+# Lab 5, what 4K stacks buy (stage 3; labs/5/experiment.py compares it
 # with stage 2's 8K stacks).
 #
-# Loaded by labs/lab.sh (and the grader, labs/5/grade.py). The guest runs
+# Loaded by vm/ks for make lab (and by the grader, labs/5/grade.py). The guest runs
 # vm/guest/threads, which clones threads until memory runs low. The stop
 # is in copy_process(), making the first of them.
 
@@ -20,4 +20,4 @@ echo \  p $lx_per_cpu("current_task")->signal->nr_threads\n
 echo \  continue                  let the experiment run (the serial log shows\n
 echo \                            the counts; Ctrl-C to stop it again)\n
 echo \  ks-stack-use PID          how deep a fresh thread's stack has been\n
-echo See labs/5/README.md; the table: labs/5/experiment.sh.\n
+echo See labs/5/README.md; the table: labs/5/experiment.py.\n
