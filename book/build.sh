@@ -14,7 +14,7 @@ for f in transcripts/lab0.txt transcripts/lab1.txt transcripts/lab2.txt transcri
 done
 for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; do
 	n=${f#lab}
-	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.sh (make check does)"
+	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.py (make check does)"
 done
 "$TOP/book/reference.sh"
 python3 "$TOP/book/plots.py" "$BUILD/results" "$out/figures" || die "the plots of labs 4 and 5 failed"

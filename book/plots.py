@@ -1,23 +1,22 @@
 #!/usr/bin/env python3
 # book/plots.py RESULTS OUT: the workbook's plots of labs 4 and 5, drawn
-# from the rows their experiments wrote (RESULTS/lab4-overflow.tsv,
-# RESULTS/lab5-memory.tsv) into OUT/lab4-depth.svg and OUT/lab5-threads.svg.
+# from the tables their experiments wrote (RESULTS/lab4-overflow.tsv,
+# RESULTS/lab5-memory.tsv, read by column name) into OUT/lab4-depth.svg and
+# OUT/lab5-threads.svg.
 import os
 import sys
 
-from svg import COLORS, Svg
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'vm'))
 
-
-def rows(path):
-    """The '|'-separated rows of an experiment's .tsv, comments left out."""
-    with open(path) as f:
-        return [line.rstrip('\n').split('|') for line in f
-                if line.strip() and not line.startswith('#')]
+import facts                         # noqa: E402
+from results import read_table       # noqa: E402
+from svg import COLORS, Svg          # noqa: E402
 
 
 def lab4(results, out):
     """One bar per run: the stack, how deep the descent went, past the end."""
-    runs = rows(os.path.join(results, 'lab4-overflow.tsv'))
+    runs = read_table(os.path.join(results, 'lab4-overflow.tsv'))
     lo, hi = -3500, 8192                 # bytes above the stack's end
     left_margin, width, row_h = 150, 560, 46
     svg = Svg(left_margin + width + 20, 70 + row_h * len(runs) + 30,
@@ -32,15 +31,15 @@ def lab4(results, out):
              'tick: the IRQ-entry check\'s line', 11)
     top = 60
     for i, r in enumerate(runs):
-        stage, descent, size = r[0], r[1], int(r[11])
+        stage, descent, size = r['stage'], r['descent'], int(r['thread_size'])
         y = top + i * row_h
         svg.text(10, y + 15, 'stage %s, %s' % (stage, descent.replace(
             'frames', 'frames:').replace('room', 'room:')), 12)
         svg.text(10, y + 30, '%d K stack' % (size // 1024), 11)
         svg.rect(x(0), y + 4, x(size) - x(0), 22, COLORS['faint'],
                  COLORS['line'])
-        if r[13]:
-            left = int(r[13])
+        if r['bytes_left']:
+            left = int(r['bytes_left'])
             svg.rect(x(max(left, 0)), y + 4, x(size) - x(max(left, 0)), 22,
                      COLORS['task'])
             if left < 0:
@@ -48,12 +47,13 @@ def lab4(results, out):
             svg.text(x(left) - 4, y + 19, '%d' % left, 11, 'end', mono=True)
         else:
             svg.text(x(0) - 4, y + 19, 'no report', 11, 'end')
-        warn = 16 + size // 8            # sizeof(thread_info) + STACK_WARN
+        warn = facts.stage(stage)['warning_line']
         svg.line(x(warn), y + 1, x(warn), y + 29, COLORS['frame'], width=2)
-        outcome = ('panic' if r[9] != 'none' else
-                   'dd survived' if r[10] == 'yes' else 'dd never returned')
+        outcome = ('panic' if r['panic'] else
+                   'dd survived' if r['dd_returned'] == 'yes' else
+                   'dd never returned')
         svg.text(x(size), y + 40, 'IRQ-entry check fired %s×; %s' % (
-            r[3], outcome), 10, 'end')
+            r['checks_fired'], outcome), 10, 'end')
     axis = top + row_h * len(runs) + 4
     svg.line(x(0), top - 6, x(0), axis, COLORS['magic'], dash=True)
     svg.text(x(0), axis + 14, 'end of stack (STACK_END_MAGIC)', 11, 'middle',
@@ -65,13 +65,14 @@ def lab4(results, out):
 
 def lab5(results, out):
     """Threads at 8K and 4K, with free memory whole and cut into pages."""
-    runs = {int(r[1]): r for r in rows(os.path.join(results, 'lab5-memory.tsv'))}
-    big, small = runs[8], runs[4]
+    runs = {int(r['thread_size']): r
+            for r in read_table(os.path.join(results, 'lab5-memory.tsv'))}
+    big, small = runs[8192], runs[4096]
     svg = Svg(640, 300, 'Lab 5: threads at 8K and 4K stacks')
     svg.text(10, 20, 'Lab 5: threads a 128 MiB guest can create', 14,
              bold=True)
-    panels = (('until 8 MB are left free', 2), ('with free memory cut into '
-                                                'single pages', 5))
+    panels = (('until 8 MB are left free', 'threads'),
+              ('with free memory cut into single pages', 'threads_fragmented'))
     for p, (title, col) in enumerate(panels):
         x0, base, h = 30 + p * 310, 250, 180
         n8, n4 = int(big[col]), int(small[col])

@@ -53,3 +53,11 @@ def read_table(path):
         columns = f.readline().rstrip('\n').split('\t')
         return [dict(zip(columns, line.rstrip('\n').split('\t')))
                 for line in f if line.strip()]
+
+
+if __name__ == '__main__':
+    # For shell scripts: python3 vm/results.py TABLE COLUMN prints that
+    # column's cells, one per row.
+    import sys
+    for row in read_table(sys.argv[1]):
+        print(row[sys.argv[2]])

@@ -5,7 +5,7 @@
 # on CPU 0, asks the lab module stackdeep (vm/modules/) to recurse until
 # only 350 to 620 bytes of its 4K stack are left and to wait there 100 ms:
 # the serial interrupts that arrive then meet check_stack_overflow(),
-# whose line is at 528 bytes.
+# whose line is stage 3's warning_line in vm/stages.toml.
 insmod /lib/modules/stackdeep.ko || exit 1
 echo 1 > /proc/irq/4/smp_affinity
 taskset 2 sh -c 'while :; do echo "lab 3: serial traffic from CPU 1"; done' &

@@ -1,10 +1,12 @@
-# Lab 4's batch run (labs/4/experiment.sh): stop where stackdeep starts its
+# Lab 4's batch run (labs/4/experiment.py): stop where stackdeep starts its
 # descent, put a hardware watchpoint on the current task's STACK_END_MAGIC
 # word for as long as the descent lasts, and say who overwrote it, if
-# anyone. Prints "result KEY=VALUE" lines; the guest then runs on.
+# anyone: one "watch" record (vm/results.py) for the experiment's table.
+# The guest then runs on.
 import re
 
 import gdb
+import results
 
 gdb.execute('set breakpoint pending on')
 starts = [gdb.Breakpoint(f) for f in ('frames_write', 'room_write')]
@@ -14,7 +16,7 @@ for bp in starts:
 
 task = gdb.parse_and_eval('$lx_per_cpu("current_task")').dereference()
 base = int(task['stack'])
-print('result task=%s stack=%#x' % (task['comm'].string(), base))
+found = dict(task=task['comm'].string(), stack='%#x' % base)
 # Until the write returns: after that the task exits, and its freed stack
 # page is soon someone else's memory.
 done = gdb.FinishBreakpoint(gdb.newest_frame(), internal=True)
@@ -29,12 +31,13 @@ if watch.hit_count:
     # the frame pointers through the entry code's pt_regs).
     via = next((n for n in names if 'interrupt' in n or n.startswith('exc_')),
                'none')
-    print('result overwritten_by=%s via=%s sp_from_end=%d' % (
-        names[0] if names else '?', via, sp - base))
-    print('result ks-where: %s' % ' '.join(
-        gdb.execute('ks-where', to_string=True).split()))
+    # (no frame named: who wrote is unknown, an empty string)
+    found.update(overwritten_by=names[0] if names else '', via=via,
+                 sp_from_end=sp - base,
+                 where=' '.join(gdb.execute('ks-where', to_string=True).split()))
 else:
-    print('result overwritten_by=nobody')
+    found.update(overwritten_by='nobody')
+results.emit('watch', **found)
 watch.delete()
 try:
     gdb.execute('continue')

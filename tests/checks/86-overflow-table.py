@@ -1,0 +1,102 @@
+# Lab 4's experiment (labs/4/experiment.py): the overflow table, made in
+# this run, must show what each stage does with a deep call chain and
+# interrupts:
+#   stage 1: the IRQ-entry check fires and reports on the task stack, and
+#            code on top of the descent (the report) overwrites the end
+#            magic; dd never returns (a panic, or a silent death);
+#   stage 2: the check fires and reports on the IRQ stack; the task
+#            survives;
+#   stage 3: the same chain runs past the end of the 4K stack: the magic is
+#            overwritten by the recursion itself; dd never returns;
+#   ~300 bytes left: the descent stays above the end at every stage, and
+#            at some stage an interrupt overwrites the magic anyway.
+# The table is read by column name (vm/results.py); each line shows the
+# columns it judged.
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checklib import BUILD, TOP, expect, log, not_ok, results  # noqa: E402
+
+experiment = os.path.join(TOP, 'labs', '4', 'experiment.py')
+rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)
+if rc:
+    not_ok('labs/4/experiment.py ran to its end (got: exit %d)' % rc)
+    sys.exit(0)
+base = os.path.join(BUILD, 'results', 'lab4-overflow')
+with open(base + '.log') as f:
+    log(f.read().rstrip())
+rows = results.read_table(base + '.tsv')
+
+
+def row(k, descent):
+    found = [r for r in rows if r['stage'] == str(k) and r['descent'] == descent]
+    if len(found) != 1:
+        not_ok('the table has one row for stage %d, %s (got: %d)'
+               % (k, descent, len(found)))
+        return None
+    return found[0]
+
+
+def check(good, what, r, *columns):
+    """One check line, with what the table showed in COLUMNS."""
+    expect(good, '%s (seen: %s)' % (what, ', '.join(
+        '%s=%s' % (c, r[c] if r[c] != '' else '""') for c in columns)))
+
+
+def named(r):
+    """The watchpoint stopped in a function that overwrote the magic."""
+    return r['overwritten_by'] not in ('', 'nobody')
+
+
+def by_descent(r):
+    """... and that function was the recursion itself (descend)."""
+    return r['overwritten_by'].startswith('descend')
+
+
+# What happens after an overflow depends on what lies under the stack and
+# on when interrupts come; what must hold is asserted, the rest is in the
+# table.
+r = row(1, 'frames 25')
+if r:
+    check(int(r['checks_fired']) > 0 and r['check_stack'] == 'task' and
+          named(r) and not by_descent(r) and r['dd_returned'] == 'no',
+          'stage 1, 25 frames: the IRQ-entry check fires on the task stack, '
+          'code on top of the descent overwrites the end magic, dd never '
+          'returns', r, 'checks_fired', 'check_stack', 'overwritten_by', 'via',
+          'dd_returned')
+# stackdeep waits at the bottom until a device interrupt has arrived, so
+# stage 2's check fires too.
+r = row(2, 'frames 25')
+if r:
+    check(int(r['checks_fired']) > 0 and r['check_stack'] == 'irq' and
+          r['end_magic'] == 'intact' and r['panic'] == '' and
+          r['dd_returned'] == 'yes',
+          'stage 2, 25 frames: the IRQ-entry check fires and reports on the '
+          'IRQ stack; the task survives', r, 'checks_fired', 'check_stack',
+          'end_magic', 'panic', 'dd_returned')
+r = row(3, 'frames 25')
+if r:
+    check(by_descent(r) and r['dd_returned'] == 'no',
+          'stage 3, 25 frames: the recursion itself runs past the 4K end (the '
+          'watchpoint stops in descend), dd never returns', r, 'bytes_left',
+          'overwritten_by', 'dd_returned')
+# ~300 bytes left: the descent stops above the end at every stage; at
+# least one stage shows an interrupt overwriting the magic even so (the
+# timer ticks 25 times during the wait, but need not land deep enough).
+over = []
+for k in (1, 2, 3):
+    r = row(k, 'room 300')
+    if not r:
+        continue
+    # The watchpoint stops at the first write to the magic: if that was
+    # not in descend, the descent had not reached the end either.
+    above = r['bytes_left'] != '' and int(r['bytes_left']) >= 0
+    check(above or (named(r) and not by_descent(r)),
+          'stage %d, ~300 bytes left: the descent itself stays above the end'
+          % k, r, 'bytes_left', 'overwritten_by')
+    if r['end_magic'] == 'OVERWRITTEN' and named(r) and not by_descent(r):
+        over.append('stage %d: %s in %s' % (k, r['overwritten_by'], r['via']))
+expect(over, '~300 bytes left: an interrupt overwrote the end magic at some '
+       'stage (seen: %s)' % ('; '.join(over) or 'at none'))
