@@ -13,7 +13,6 @@
 # on a quiet machine. Then the warm figures, on the learner's own cache.
 # COLD=0 skips the learner's path.
 . "$(dirname "$0")/../vm/lib.sh"
-. "$TOP/vm/run.sh"
 
 out=$BUILD/bench
 mkdir -p "$out"
@@ -53,18 +52,24 @@ close_lab() {
 	rm -f "$out/stdin"
 }
 
-# boot_best: best of 5 boots of stage 0 to the ready marker (seconds).
+# boot_best: best of 5 boots of stage 0 to the ready marker (seconds),
+# each a guest of vm/session.py's, as every lab boots.
 boot_best() {
-	best=
-	for i in 1 2 3 4 5; do
-		t0=$(now)
-		vm_start 0 running exit
-		vm_wait_for "$READY_MARKER"
-		t=$(secs "$t0" "$(now)")
-		vm_wait_exit
-		[ -n "$best" ] && [ "$(echo "$t > $best" | bc)" = 1 ] || best=$t
-	done
-	echo "$best"
+	python3 - "$TOP/vm" <<'PY'
+import sys
+import time
+sys.path.insert(0, sys.argv[1])
+from session import READY_MARKER, Guest
+best = None
+for _ in range(5):
+    t0 = time.time()
+    with Guest(0, 'exit') as guest:
+        guest.wait_for(READY_MARKER)
+        t = time.time() - t0
+        guest.wait_exit()
+    best = t if best is None else min(best, t)
+print('%.1f' % best)
+PY
 }
 grade0() {
 	t0=$(now)
@@ -114,7 +119,7 @@ t0=$(now); open_lab "$BUILD" 0; row "warm make lab N=0 to its stop" "$(secs "$t0
 t0=$(now); open_lab "$BUILD" 3; row "warm make lab N=3 to its stop" "$(secs "$t0" "$(now)")" 5; close_lab
 row "boot to the ready marker (best of 5), quiet" "$quiet_boot" 2
 for n in $(ls "$TOP/labs" | grep -x '[0-9]*'); do
-	[ -f "$TOP/labs/$n/grade.py" ] || [ -f "$TOP/labs/$n/grade.sh" ] || continue
+	[ -f "$TOP/labs/$n/lab.toml" ] || continue
 	t0=$(now)
 	make -s -C "$TOP" grade N="$n" > "$out/grade$n.log" 2>&1 || echo "make grade N=$n failed: $out/grade$n.log" >&2
 	row "warm make grade N=$n" "$(secs "$t0" "$(now)")" 30

@@ -1,6 +1,7 @@
-# Helpers for tests/checks/*.sh: sourced after vm/lib.sh and vm/run.sh.
-# A check reports on stdout with ok/not_ok; everything else it prints goes
-# to stderr, which the runner keeps in build/check/NAME.log.
+# Helpers for tests/checks/*.sh: sourced after vm/lib.sh (tests/checklib.py
+# is the Python checks' counterpart). A check reports on stdout with
+# ok/not_ok; everything else it prints goes to stderr, which the runner
+# keeps in build/check/NAME.log.
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
@@ -9,13 +10,6 @@ not_ok() { echo "not ok - $*"; }
 expect() {
 	what=$1; shift
 	if "$@" >&2; then ok "$what"; else not_ok "$what"; fi
-}
-
-# gdb_batch STAGE SCRIPT [TIMEOUT]: run a gdb script in batch mode against
-# the guest started with vm_start; its output goes to stdout. A hung gdb is
-# killed after TIMEOUT seconds (default 60).
-gdb_batch() {
-	timeout -k 5 "${3:-60}" "$TOP/vm/gdb.sh" "$1" "$GDB_PORT" -batch -x "$2" < /dev/null
 }
 
 # gone_within PID SECONDS: wait for a process to end.
@@ -28,14 +22,15 @@ gone_within() {
 	done
 }
 
-# open_lab NAME FD: start labs/lab.sh 0 as a learner would, its stdin a
-# fifo held open on FD (so gdb waits for commands; close FD to end it), and
-# wait for gdb to reach the lab's stop. Sets LAB (its pid), QEMU, GDB and
-# PORT.
+# open_lab NAME FD: start `vm/ks lab 0` as `make lab N=0` does, its stdin
+# a fifo held open on FD (so gdb waits for commands; close FD to end it),
+# and wait for gdb to reach the lab's stop. Sets LAB (the pid of vm/ks),
+# QEMU, GDB and PORT, read from the guest's run folder (vm/session.py:
+# build/run/0-PID-N, PID being vm/ks's).
 open_lab() {
 	log=$BUILD/check/lab0-$1.log
 	mkfifo "$log.stdin"
-	"$TOP/labs/lab.sh" 0 < "$log.stdin" > "$log" 2>&1 &
+	"$TOP/vm/ks" lab 0 < "$log.stdin" > "$log" 2>&1 &
 	LAB=$!
 	eval "exec $2> \"\$log.stdin\""
 	rm -f "$log.stdin"
@@ -48,8 +43,9 @@ open_lab() {
 		fi
 		sleep 0.1
 	done
-	QEMU=$(cat "$BUILD/run/0-$LAB/qemu.pid")
+	run=$(ls -d "$BUILD/run/0-$LAB-"* | head -n 1)
+	QEMU=$(cat "$run/qemu.pid")
 	GDB=$(pgrep -P $LAB -x gdb)
-	PORT=$(cat "$BUILD/run/0-$LAB/gdb.port")
-	echo "$1: lab.sh $LAB, gdb $GDB, qemu $QEMU, port $PORT" >&2
+	PORT=$(cat "$run/gdb.port")
+	echo "$1: vm/ks $LAB, gdb $GDB, qemu $QEMU, port $PORT, run folder $run" >&2
 }

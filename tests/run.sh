@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/run.sh: the test runner behind `make check`.
 #
-# Runs every tests/checks/*.sh in name order. A check script prints one
-# line per check, "ok - WHAT" or "not ok - WHAT" (tests/lib.sh has the
-# helpers), and its other output goes to build/check/NAME.log. A script
-# that exits non-zero without a "not ok" line counts as one failure, so a
-# crashed check can never pass silently. Ends with "N passed, M failed".
+# Runs every tests/checks/*.sh (with sh) and *.py (with python3), all in
+# name order. A check script prints one line per check, "ok - WHAT" or
+# "not ok - WHAT" (tests/lib.sh and tests/checklib.py have the helpers),
+# and its other output goes to build/check/NAME.log. A script that exits
+# non-zero without a "not ok" line counts as one failure, so a crashed
+# check can never pass silently. Ends with "N passed, M failed".
 . "$(dirname "$0")/../vm/lib.sh"
 
 logs=$BUILD/check
@@ -14,12 +15,18 @@ mkdir -p "$logs"
 passed=0 failed=0
 start=$(date +%s)
 
-for script in "$TOP"/tests/checks/*.sh; do
-	name=$(basename "$script" .sh)
+for script in "$TOP"/tests/checks/*; do
+	case $script in
+	*.sh) run=sh ;;
+	*.py) run=python3 ;;
+	*) continue ;;
+	esac
+	name=$(basename "$script")
+	name=${name%.*}
 	[ -z "${CHECKS:-}" ] || echo "$name" | grep -Eq "$CHECKS" || continue
 	t0=$(date +%s)
 	rc=0
-	sh "$script" > "$logs/$name.out" 2> "$logs/$name.log" || rc=$?
+	"$run" "$script" > "$logs/$name.out" 2> "$logs/$name.log" || rc=$?
 	p=$(grep -c '^ok - ' "$logs/$name.out" || true)
 	f=$(grep -c '^not ok - ' "$logs/$name.out" || true)
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then

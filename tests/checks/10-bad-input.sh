@@ -1,9 +1,11 @@
 # Bad lab numbers are refused before anything is built or started: one
 # line that names the valid labs, a non-zero exit, and no run folder.
+# And the one table of stage facts (vm/stages.toml) names exactly the
+# stages the build makes from patches/ (vm/lib.sh's stages()).
 . "$TOP/vm/lib.sh"
 . "$TOP/tests/lib.sh"
 
-valid=$("$TOP/labs/valid.sh" x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
+valid=$("$TOP/vm/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
 for n in 9 x ''; do
 	before=$(ls "$BUILD/run" 2>/dev/null | wc -l)
 	rc=0
@@ -17,3 +19,35 @@ for n in 9 x ''; do
 		not_ok "make lab N='$n' is refused with the list of labs"
 	fi
 done
+
+# The stages the project at TOP makes from TOP/patches (vm/lib.sh), and
+# those its vm/stages.toml describes (read by vm/facts.py).
+made_stages() { TOP=$1 sh -c '. "$TOP/vm/lib.sh"; stages' | tr '\n' ' ' | sed 's/ $//'; }
+table_stages() {
+	TOP=$1 python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import facts
+print(*sorted(facts.stages()))' "$1/vm"
+}
+made=$(made_stages "$TOP") table=$(table_stages "$TOP")
+if [ -n "$made" ] && [ "$made" = "$table" ]; then
+	ok "vm/stages.toml describes exactly the stages patches/ makes ($made)"
+else
+	not_ok "vm/stages.toml describes exactly the stages patches/ makes ($made) (got: stages.toml names '$table')"
+fi
+# The comparison can fail: a copy of the project with one more stage's
+# patches, which its stages.toml does not describe.
+fake=$BUILD/check/extra-stage
+rm -rf "$fake"
+mkdir -p "$fake/vm"
+cp "$TOP/vm/lib.sh" "$TOP/vm/facts.py" "$TOP/vm/stages.toml" "$fake/vm/"
+cp -r "$TOP/patches" "$fake/patches"
+extra=$(( $(echo "$made" | tr ' ' '\n' | tail -n 1) + 1 ))
+mkdir -p "$fake/patches/$extra"
+echo 'a new stage' > "$fake/patches/$extra/0001-new.patch"
+fmade=$(made_stages "$fake") ftable=$(table_stages "$fake")
+echo "with patches/$extra: made '$fmade', table '$ftable'" >&2
+if [ "$fmade" = "$made $extra" ] && [ "$fmade" != "$ftable" ]; then
+	ok "the comparison catches a stage ($extra) that vm/stages.toml lacks"
+else
+	not_ok "the comparison catches a stage ($extra) that vm/stages.toml lacks (made '$fmade', table '$ftable')"
+fi
+rm -rf "$fake"

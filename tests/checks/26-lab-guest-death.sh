@@ -1,5 +1,5 @@
 # A lab never shows a stop it did not reach. Lab 0 is opened as `make lab`
-# opens it (labs/lab.sh), with a guest that dies before the lab's stop in
+# opens it (vm/ks lab), with a guest that dies before the lab's stop in
 # each way a guest can:
 #   panic:   an image with no /init ("No working init found");
 #   exit:    an /init that ends the run at once (qemu-exit 7);
@@ -7,7 +7,8 @@
 #            lab's deadline (LAB_TIMEOUT) ends it;
 #   no RAM:  MEM=8, too little memory for the kernel to reach its
 #            console (it prints nothing; the deadline ends it);
-# and lab 0's grader, in batch mode, with the image that panics.
+# and lab 0's grader (vm/ks grade), in batch mode, with the image that
+# panics.
 # Each must exit non-zero, print no lab banner, say why (the kernel's own
 # words where it said any), and leave no QEMU behind.
 . "$TOP/vm/lib.sh"
@@ -55,12 +56,12 @@ died() {
 }
 
 died "lab 0 with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/labs/lab.sh" 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" lab 0
 died "lab 0 whose guest exits first" 'ended before the lab.s stop' \
-	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/labs/lab.sh" 0
+	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/vm/ks" lab 0
 died "lab 0 whose guest hangs" 'no stop within 15 s' \
-	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/labs/lab.sh" 0
+	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
 died "lab 0 with MEM=8" 'the kernel printed nothing' \
-	env MEM=8 LAB_TIMEOUT=15 "$TOP/labs/lab.sh" 0
+	env MEM=8 LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
 died "lab 0's grader with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/labs/grade.sh" 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" grade 0

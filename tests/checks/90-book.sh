@@ -55,7 +55,7 @@ html=$book/index.html
 # Nothing of the source left raw; the generated parts in place.
 raw=$(grep -c -e 'include::' -e '\[source' -e '{transcripts}' -e '{results}' -e '\[\.sym\]' "$html" 2>/dev/null || true)
 expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found" [ "${raw:-1}" = 0 ]
-threads=$(awk -F'|' '!/^#/ { print $3 }' "$BUILD/results/lab5-memory.tsv" 2>/dev/null | head -n 1)
+threads=$(python3 "$TOP/vm/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
 expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
 	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
 for f in irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do

@@ -1,30 +1,31 @@
-# Run the ks- commands where they cannot work and print what each says,
-# one "said COMMAND: MESSAGE" line each, for tests/checks/62-gdb-errors.sh.
-# Sourced by gdb in batch mode; the phase (what state the guest is in) is
-# in $ks_phase, set by the check with -ex before this file runs.
+# gdb side of tests/checks/62-gdb-errors.py: run the ks- commands where
+# they cannot work and hand the host what each says, one "said" record
+# each (its error message, or the first line it printed). The phase (what
+# state the guest is brought to first) is in $KS_PHASE.
+import os
+
 import gdb
+
+import results
+from gdbutil import run
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-use', 'ks-stack-picture', 'ks-watch-switch',
             'p $hardirq_ctx(0)', 'p $current_thread_info(0)')
 
-
-def say_all():
-    for command in COMMANDS:
-        try:
-            out = gdb.execute(command, to_string=True)
-            print('said %s: (no error) %s' % (command, out.splitlines()[:1]))
-        except gdb.error as e:
-            print('said %s: %s' % (command, str(e).replace('\n', ' ')))
-    gdb.execute('ks-watch-switch off', to_string=True)
-
-
-phase = gdb.convenience_variable('ks_phase').string()
+phase = os.environ['KS_PHASE']
 if phase == 'start_kernel':
-    gdb.execute('break start_kernel', to_string=True)
-    gdb.execute('continue', to_string=True)
+    run('break start_kernel')
+    run('continue')
 elif phase == 'running':
-    gdb.execute('break __handle_irq', to_string=True)
-    gdb.execute('continue', to_string=True)
-print('phase %s' % phase)
-say_all()
+    run('break __handle_irq')
+    run('continue')
+for command in COMMANDS:
+    try:
+        out = run(command)
+        results.emit('said', phase=phase, command=command, error=False,
+                     message=(out.splitlines() or [''])[0])
+    except gdb.error as e:
+        results.emit('said', phase=phase, command=command, error=True,
+                     message=str(e).replace('\n', ' '))
+run('ks-watch-switch off')

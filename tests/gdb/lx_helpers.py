@@ -1,19 +1,23 @@
-# Every lx- command and $lx_ function of the kernel's own gdb helpers
-# (scripts/gdb, 6.1), at a stop in process context with a module loaded
-# (tests/guest/lx.sh: cat /proc/version after insmod). The lists come
-# from gdb itself ("help all", "help function"), so a helper the kernel
-# adds is run too; the arguments for those that need one are below.
+# gdb side of tests/checks/64-lx-helpers.py: every lx- command and $lx_
+# function of the kernel's own gdb helpers (scripts/gdb, 6.1), at a stop
+# in process context with a module loaded (tests/guest/lx.sh: cat
+# /proc/version after insmod). The lists come from gdb itself ("help
+# all", "help function"), so a helper the kernel adds is run too; the
+# arguments for those that need one are below.
 #
-# Prints "lx ok NAME", "lx failed NAME: WHY" or "lx absent NAME: WHY CONFIG"
-# per helper. "absent" is for hardware a PC has not (device tree, common
-# clock framework, generic power domains): allowed only when the running
-# kernel's own config, as lx-configdump writes it, lacks that option.
+# Emits one "lx-found" record (how many of each), then one "lx" record per
+# helper: name, status ok, failed or absent, and why. "absent" is for
+# hardware a PC has not (device tree, common clock framework, generic
+# power domains): allowed only when the running kernel's own config, as
+# lx-configdump writes it (into the run folder), lacks that option.
 import os
 import re
 
 import gdb
 
-CONFIG = os.path.join(os.environ.get('KS_CHECK_DIR', '/tmp'), 'lx-config.txt')
+import results
+
+CONFIG = os.path.join(os.environ['KS_RUN'], 'lx-config.txt')
 
 COMMANDS = {
     'lx-configdump': CONFIG,
@@ -55,28 +59,28 @@ def names(help_text, pattern):
 commands = names(gdb.execute('help all', to_string=True), r'^(lx-[\w-]+) --')
 functions = names(gdb.execute('help function', to_string=True),
                   r'^function ((?:lx_\w+|container_of)) --')
-results = {}
+outcome = {}
 for name in commands:
     try:
         out = gdb.execute('%s %s' % (name, COMMANDS.get(name, '')), to_string=True)
-        results[name] = None if out.strip() else 'printed nothing'
+        outcome[name] = None if out.strip() else 'printed nothing'
     except gdb.error as e:
-        results[name] = str(e).splitlines()[0] if str(e) else 'error'
+        outcome[name] = str(e).splitlines()[0] if str(e) else 'error'
 for name in functions:
     try:
         v = gdb.parse_and_eval('$%s%s' % (name, FUNCTIONS.get(name, '()')))
         str(v)                           # fetch it: a bad pointer shows here
-        results[name] = None
+        outcome[name] = None
     except gdb.error as e:
-        results[name] = str(e).splitlines()[0] if str(e) else 'error'
+        outcome[name] = str(e).splitlines()[0] if str(e) else 'error'
 
 config = open(CONFIG).read() if os.path.exists(CONFIG) else ''
-print('lx found %d commands, %d functions' % (len(commands), len(functions)))
-for name, why in sorted(results.items()):
+results.emit('lx-found', commands=len(commands), functions=len(functions))
+for name, why in sorted(outcome.items()):
     need = NEEDS.get(name)
     if why is None:
-        print('lx ok %s' % name)
+        results.emit('lx', name=name, status='ok')
     elif need and config and ('%s=y' % need) not in config:
-        print('lx absent %s: %s (%s is off)' % (name, why, need))
+        results.emit('lx', name=name, status='absent', why=why, needs=need)
     else:
-        print('lx failed %s: %s' % (name, why))
+        results.emit('lx', name=name, status='failed', why=why)

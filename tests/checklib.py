@@ -1,0 +1,74 @@
+"""Helpers for tests/checks/*.py, as tests/lib.sh is for the shell checks.
+
+A check reports on stdout, one line per check: "ok - WHAT" or
+"not ok - WHAT (got: ...)". Everything else goes to stderr, which
+tests/run.sh keeps in build/check/NAME.log. The guests and gdb are
+vm/session.py's; what each stage should show is vm/facts.py's.
+"""
+import os
+import sys
+
+TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))
+os.environ['TOP'] = TOP                     # vm/ modules read it too
+sys.path.insert(0, os.path.join(TOP, 'vm'))
+
+import facts                                 # noqa: E402,F401
+import results                               # noqa: E402,F401
+from session import BUILD, Guest, GuestError  # noqa: E402,F401
+
+CHECK = os.path.join(BUILD, 'check')         # this run's logs and tables
+PROBES = os.path.join(TOP, 'tests', 'gdb')   # the gdb-side probes
+
+
+def ok(what):
+    print('ok - %s' % what, flush=True)
+
+
+def not_ok(what):
+    print('not ok - %s' % what, flush=True)
+
+
+def expect(good, what, got=None):
+    """One check line: ok if GOOD, else not ok with what was got."""
+    if good:
+        ok(what)
+    else:
+        not_ok(what if got is None else '%s (got: %s)' % (what, got))
+    return bool(good)
+
+
+def log(*lines):
+    """Evidence for the log (stderr), never a check line."""
+    for line in lines:
+        print(line, file=sys.stderr, flush=True)
+
+
+def stages():
+    """The stage numbers, in order, from vm/stages.toml."""
+    return sorted(facts.stages())
+
+
+def probe(guest, name, timeout=120, env=None, args=()):
+    """Run the gdb-side probe tests/gdb/NAME on GUEST in batch mode; its
+    GdbRun. gdb's output goes to the log, the probe's findings are the
+    run's records (vm/results.py)."""
+    run = guest.gdb(list(args) + ['-x', os.path.join(PROBES, name)],
+                    timeout, env)
+    n = guest.gdb_runs
+    log('--- gdb %s on stage %s (exit %s; log %s, records %s):' % (
+        name, guest.stage, run.rc, guest.path('gdb-%d.log' % n),
+        guest.path('gdb-%d.jsonl' % n)), run.output.rstrip())
+    if run.timed_out:
+        log('(gdb was stopped after %d s)' % timeout)
+    return run
+
+
+def records(run, kind):
+    return [r for r in run.records if r['kind'] == kind]
+
+
+def record(run, kind):
+    """The one record of KIND the probe emitted, or None."""
+    found = records(run, kind)
+    return found[0] if found else None

@@ -1,0 +1,47 @@
+# A guest that goes wrong is reported with its cause, and leaves no QEMU
+# behind: a kernel panic (the guest crashes itself through sysrq) is named
+# as a panic with the kernel's own message; a guest that never finishes is
+# called hung when the timeout passes. The report is the one every
+# session gives (vm/session.py: GuestError, from Guest.explain).
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checklib import Guest, GuestError, expect, log  # noqa: E402
+from session import READY_MARKER                      # noqa: E402
+
+
+def report(guest, pattern, timeout):
+    """What waiting for PATTERN reports (None if the guest printed it)."""
+    try:
+        guest.wait_for(pattern, timeout)
+        return None
+    except GuestError as e:
+        log(str(e))
+        return str(e)
+
+
+def gone(pid):
+    try:
+        os.kill(pid, 0)
+        return False
+    except ProcessLookupError:
+        return True
+
+
+with Guest(0, '/tests/panic.sh') as guest:
+    said = report(guest, 'KSTACK-DONE', 60)
+expect(said and 'the kernel panicked' in said and
+       'Kernel panic - not syncing' in said,
+       "a panicking guest is reported as a kernel panic, with the kernel's message",
+       said)
+expect(gone(guest.qemu.pid), 'no QEMU is left after the panic',
+       'QEMU %d still runs' % guest.qemu.pid)
+
+with Guest(0, '/tests/hang.sh') as guest:
+    report(guest, READY_MARKER, 30)
+    said = report(guest, 'KSTACK-DONE', 3)
+expect(said and 'hung guest' in said,
+       'a guest that never finishes is reported as hung after the timeout', said)
+expect(gone(guest.qemu.pid), 'no QEMU is left after the timeout',
+       'QEMU %d still runs' % guest.qemu.pid)

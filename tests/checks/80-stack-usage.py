@@ -1,0 +1,62 @@
+# Stack use per stage, as the kernel itself reports it after a boot and a
+# short workload (tests/guest/stack-usage.sh): the smallest "bytes left" of
+# DEBUG_STACK_USAGE, and KernelStack per thread. The figures go to the
+# table build/check/stack-usage.tsv; the checks hold them against the
+# stage's THREAD_SIZE (vm/stages.toml):
+#  - KernelStack divided by the stacks it counts (every thread in /proc,
+#    plus the idle threads of the other CPUs; the boot CPU's idle stack is
+#    static) is THREAD_SIZE, to the nearest KiB (vmstat counters lag by a
+#    few pages per CPU);
+#  - no task came closer to its stack's end than THREAD_SIZE allows.
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checklib import (CHECK, Guest, GuestError, expect, facts, log,  # noqa: E402
+                      not_ok, results, stages)
+
+rows = []
+for k in stages():
+    ts = facts.stage(k)['thread_size']
+    with Guest(k, '/tests/stack-usage.sh') as guest:
+        try:
+            guest.wait_for('KSTACK-DONE status=', 180)
+            status = guest.wait_exit()
+        except GuestError as e:
+            log(str(e))
+            not_ok('stage %d: the stack-usage workload finishes (got: %s)'
+                   % (k, str(e).splitlines()[0]))
+            continue
+        serial = guest.serial()
+    # The kernel's own words on the console.
+    lefts = [int(n) for n in re.findall(
+        r'used greatest stack depth: (\d+) bytes left', serial)]
+    left = min(lefts) if lefts else None
+    m = re.search(r'^stack-usage: KernelStack (\d+) kB threads (\d+) cpus (\d+)',
+                  serial, re.M)
+    kb, threads, cpus = map(int, m.groups()) if m else (0, 0, 1)
+    stacks = threads + cpus - 1
+    rows.append({'stage': k, 'thread_size': ts, 'least_bytes_left': left,
+                 'deepest_use': None if left is None else ts - left,
+                 'kernelstack_kb': kb, 'threads': threads})
+    log('stage %d: least bytes left %s, KernelStack %d kB for %d stacks'
+        % (k, left, kb, stacks))
+
+    per = (kb * 1024 + stacks * 512) // max(stacks, 1) // 1024
+    expect(status == 0 and per == ts // 1024,
+           'stage %d: KernelStack is %d bytes per thread (%d kB for %d stacks)'
+           % (k, ts, kb, stacks),
+           '%d KiB per stack, status %s' % (per, status))
+    expect(left is not None and 0 < left < ts,
+           'stage %d: deepest task stack use %s of %d bytes (%s left)'
+           % (k, None if left is None else ts - left, ts, left),
+           'DEBUG_STACK_USAGE reported %s bytes left'
+           % ('nothing' if left is None else left))
+
+table = os.path.join(CHECK, 'stack-usage.tsv')
+os.makedirs(CHECK, exist_ok=True)
+results.write_table(table, ['stage', 'thread_size', 'least_bytes_left',
+                            'deepest_use', 'kernelstack_kb', 'threads'], rows)
+with open(table) as f:
+    log(f.read())
