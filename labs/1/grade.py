@@ -1,57 +1,110 @@
 # Grader of lab 1 (stage 1): device interrupts and softirqs run on the
-# interrupted task's stack. Run by labs/grade.sh in gdb batch mode.
+# interrupted task's stack. Run by vm/ks (make grade N=1) in gdb batch
+# mode against a fresh guest.
 import re
 
-from grading import (answer, check, continue_to, cpu, current,
-                     interrupted_kernel_task_stack, run, start_lab, val)
+import facts
+from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
+                     on_current_stack, run, start_lab, thread_size, val)
+from gradelib import (answer, expect, expect_true, lab_number, run_tests,
+                      test)
 
+STAGE = facts.lab(lab_number())['stage_facts']
 HITS = 20          # handler stops to measure the depth over
 
-start_lab(1)
-ts = val('sizeof(init_stack)')
-check(ts == 8192, 'stage 1 task stacks are 8K (THREAD_SIZE %d)' % ts)
-answer('thread_size', ts)
-check(val('$pc') == val('&common_interrupt'),
-      'break do_IRQ stopped at common_interrupt')
+
+@test('break do_IRQ stops at common_interrupt')
+def stop():
+    start_lab()
+    expect(val('$pc'), val('&common_interrupt'), '$pc')
+    return 'CPU %d' % cpu()
 
 
-def on_current_task_stack():
-    stack = int(current(cpu())['stack'])
-    return stack <= val('$sp') < stack + ts, stack
+@test('task stacks are THREAD_SIZE (vm/stages.toml)', parent=stop)
+def stack_size():
+    ts = expect(thread_size(), STAGE['thread_size'],
+                'THREAD_SIZE (sizeof(init_stack))')
+    answer('thread_size', ts)
 
 
-# At do_IRQ: on the task's stack, which ks-where names.
-good, stack = on_current_task_stack()
-where = run('ks-where')
-check(good and 'on the task stack of pid %d' % int(current(cpu())['pid']) in where,
-      'at do_IRQ, $sp is on the interrupted task\'s stack, as ks-where says')
-check('This stage has no IRQ stacks' in where, 'ks-where says stage 1 has no IRQ stacks')
-
-# In the handler: still that stack, deeper (one interrupt from kernel
-# code, so that the task stack held more than the entry frame).
-deepest = 0
-for _ in range(HITS):
-    if not continue_to('handle_irq_event', interrupted_kernel_task_stack):
-        break
-    good, stack = on_current_task_stack()
-    if not good:
-        break
-    deepest = max(deepest, stack + ts - val('$sp'))
-check(good and deepest, 'in handle_irq_event, %d times: $sp on the '
-      'interrupted task\'s stack (deepest %d bytes from the top)' % (HITS, deepest))
-answer('deepest_handler', deepest, 50)
-bt = run('ks-bt')
-check('handle_irq_event' in bt and '^^' not in bt.split('pt_regs')[0],
-      'ks-bt shows the handler\'s frames on the task stack, no switch')
+@test("at do_IRQ, $sp is on the interrupted task's stack, as ks-where says",
+      parent=stop)
+def at_do_irq():
+    c = cpu()
+    sp = val('$sp')
+    stack = int(current(c)['stack'])
+    expect_true(on_current_stack(sp, c), '$sp at do_IRQ',
+                "on the current task's stack, %#x-%#x" % (stack, stack + thread_size()),
+                '%#x' % sp)
+    where = run('ks-where')
+    said = 'on the task stack of pid %d' % int(current(c)['pid'])
+    expect_true(said in where, "ks-where's words", said, where.strip())
 
 
-# A softirq on the way out of an interrupt (not in ksoftirqd): same stack.
+@test('ks-where says whether the stage has IRQ stacks, as vm/stages.toml '
+      'does (stage 1: none)', parent=stop)
+def no_irq_stacks():
+    where = run('ks-where')
+    says = ('no IRQ stacks' if 'This stage has no IRQ stacks' in where
+            else 'IRQ stacks')
+    expect(says, 'IRQ stacks' if STAGE['hardirq_stacks'] else 'no IRQ stacks',
+           'what ks-where says of the IRQ stacks')
+
+
+@test("in handle_irq_event, %d times: $sp on the interrupted task's stack"
+      % HITS, parent=stop)
+def handler():
+    # Each time an interrupt of kernel code, so that the task stack held
+    # more than the entry frame.
+    deepest = 0
+    for hit in range(HITS):
+        expect_true(continue_to('handle_irq_event', interrupted_kernel_task_stack),
+                    'stop %d of %d in handle_irq_event' % (hit + 1, HITS),
+                    'an interrupt of kernel code on a task stack', 'none in 400 stops')
+        c, sp = cpu(), val('$sp')
+        stack = int(current(c)['stack'])
+        expect_true(on_current_stack(sp, c), '$sp in handle_irq_event, stop %d'
+                    % (hit + 1), "on the interrupted task's stack, %#x-%#x"
+                    % (stack, stack + thread_size()), '%#x' % sp)
+        deepest = max(deepest, stack + thread_size() - sp)
+    answer('deepest_handler', deepest)
+    return 'deepest %d bytes from the top' % deepest
+
+
+@test("ks-bt shows the handler's frames on the task stack, no switch",
+      parent=handler)
+def handler_bt():
+    bt = run('ks-bt')
+    expect_true('handle_irq_event' in bt, 'ks-bt in handle_irq_event',
+                'a handle_irq_event frame', bt.strip()[:300])
+    before_regs = bt.split('pt_regs')[0]
+    expect_true('^^' not in before_regs, 'ks-bt above the pt_regs',
+                'no "^^" stack switch', before_regs.strip()[:300])
+
+
 def from_irq_exit():
+    # A softirq on the way out of an interrupt, not in ksoftirqd.
     return not current(cpu())['comm'].string().startswith('ksoftirqd')
 
 
-check(continue_to('__do_softirq', from_irq_exit), 'a softirq runs on the way out of an interrupt')
-good, stack = on_current_task_stack()
-bt = run('ks-bt')
-check(good and re.search(r'irq_exit_rcu', bt),
-      '__do_softirq runs on the interrupted task\'s stack, called from irq_exit_rcu()')
+@test('a softirq runs on the way out of an interrupt', parent=stop)
+def softirq():
+    expect_true(continue_to('__do_softirq', from_irq_exit),
+                'a stop in __do_softirq outside ksoftirqd', 'one',
+                'none in 400 stops')
+
+
+@test("__do_softirq runs on the interrupted task's stack, called from "
+      "irq_exit_rcu()", parent=softirq)
+def softirq_stack():
+    c, sp = cpu(), val('$sp')
+    stack = int(current(c)['stack'])
+    expect_true(on_current_stack(sp, c), '$sp in __do_softirq',
+                "on the interrupted task's stack, %#x-%#x"
+                % (stack, stack + thread_size()), '%#x' % sp)
+    bt = run('ks-bt')
+    expect_true(re.search(r'irq_exit_rcu', bt), 'ks-bt in __do_softirq',
+                'an irq_exit_rcu frame', bt.strip()[:300])
+
+
+run_tests()

@@ -1,77 +1,130 @@
 # Grader of lab 2 (stage 2): the switch onto per-CPU IRQ stacks. Run by
-# labs/grade.sh in gdb batch mode.
+# vm/ks (make grade N=2) in gdb batch mode against a fresh guest.
 import re
 
 import gdb
 from kstack import switch
 
-from grading import (answer, check, continue_to, cpu, current,
-                     interrupted_kernel_task_stack, run, start_lab, val)
+import facts
+from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
+                     irq_stack, run, start_lab, thread_size, val, word)
+from gradelib import (answer, expect, expect_true, lab_number, run_tests,
+                      test)
 
-start_lab(2)
-ts = val('sizeof(init_stack)')
-answer('irq_stack_size', ts)
-for kind in ('hardirq', 'softirq'):
-    answer('%s_stack_cpu0' % kind, '%#x' % val('$lx_per_cpu("%s_stack_ptr", 0)' % kind))
+STAGE = facts.lab(lab_number())['stage_facts']
+SWITCHES = (('__handle_irq', 'hardirq'), ('do_softirq_own_stack', 'softirq'))
 
 
 def irq_top(kind, c):
-    return val('$lx_per_cpu("%s_stack_ptr", %d)' % (kind, c)) + ts
+    return irq_stack(kind, c) + thread_size()
 
 
 def stack_of(addr, c):
     """'hardirq', 'softirq' or 'task' (the current task's), from raw data."""
     for kind in ('hardirq', 'softirq'):
-        if irq_top(kind, c) - ts <= addr <= irq_top(kind, c):
+        if irq_top(kind, c) - thread_size() <= addr <= irq_top(kind, c):
             return kind
     stack = int(current(c)['stack'])
-    return 'task' if stack <= addr < stack + ts else 'other'
+    return 'task' if stack <= addr < stack + thread_size() else 'other'
 
 
-# The switch instructions, as ks-watch-switch finds them; one CPU and one
-# function at a time, so that the grader stops only where it looks.
-seen = {}                      # (cpu, function) -> observations
-for c in (0, 1):
-    for function, kind in (('__handle_irq', 'hardirq'), ('do_softirq_own_stack', 'softirq')):
+@test('break do_IRQ stops at common_interrupt')
+def stop():
+    start_lab()
+    expect(val('$pc'), val('&common_interrupt'), '$pc')
+    return 'CPU %d' % cpu()
+
+
+@test('each CPU has a hardirq and a softirq stack of THREAD_SIZE, as '
+      'vm/stages.toml says', parent=stop)
+def irq_stacks():
+    expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+    size = expect(val('sizeof(struct irq_stack)'), STAGE['thread_size'],
+                  'an IRQ stack\'s size (sizeof(struct irq_stack))')
+    answer('irq_stack_size', size)
+    for c in (0, 1):
+        for kind in ('hardirq', 'softirq'):
+            expect(irq_stack(kind, c) != 0, STAGE['%s_stacks' % kind],
+                   "CPU %d has a %s stack (%s_stack_ptr set)" % (c, kind, kind))
+    for kind in ('hardirq', 'softirq'):
+        answer('%s_stack_cpu0' % kind, irq_stack(kind, 0))
+
+
+def switch_tests(c, function, kind):
+    """Two checks for the switch onto CPU C's KIND stack in FUNCTION: the
+    xchg's move, then what it left at the stack's bottom."""
+    seen = {}
+
+    @test("CPU %d, %s: the xchg moves esp to the top of CPU %d's %s stack"
+          % (c, function, c, kind), parent=irq_stacks)
+    def onto():
+        # The switch instructions, as ks-watch-switch finds them; one CPU
+        # and one function at a time, so that the grader stops only where
+        # it looks.
         bps = []
-        for addr, fn, what in switch.switch_points():
-            if fn == function and what == 'onto':
-                bps.append(gdb.Breakpoint('*%#x' % addr, internal=True))
-                bps[-1].thread = c + 1
-        for _ in range(200):
-            run('continue')
-            if cpu() == c:
-                break
-        before, after = val('$sp'), val('$ebx')
-        run('stepi')
-        seen[(c, function)] = dict(
-            before=before, after=after, now=val('$sp'),
-            saved=val('*(unsigned long *)%d' % (irq_top(kind, c) - ts)),
-            from_stack=stack_of(before, c))
-        for bp in bps:
-            bp.delete()
+        try:
+            for addr, fn, what in switch.switch_points():
+                if fn == function and what == 'onto':
+                    bps.append(gdb.Breakpoint('*%#x' % addr, internal=True))
+                    bps[-1].thread = c + 1
+            expect_true(bps, 'the xchg onto the %s stack in %s' % (kind, function),
+                        'one or more', 'none')
+            for _ in range(200):
+                run('continue')
+                if cpu() == c:
+                    break
+            expect(cpu(), c, 'the CPU of the stop at the xchg')
+            seen.update(before=val('$sp'), after=val('$ebx'))
+            run('stepi')
+        finally:
+            for bp in bps:
+                bp.delete()
+        seen.update(now=val('$sp'), saved=word(irq_stack(kind, c)))
+        seen['from_stack'] = stack_of(seen['before'], c)
+        expect(seen['after'], irq_top(kind, c),
+               '$ebx at the xchg (the esp it moves to), against the top of '
+               'the %s stack' % kind)
+        expect(seen['now'], seen['after'], '$sp after the xchg (stepi)')
+        return 'esp %#x -> %#x' % (seen['before'], seen['now'])
 
-for c in (0, 1):
-    for function, kind in (('__handle_irq', 'hardirq'), ('do_softirq_own_stack', 'softirq')):
-        s = seen.get((c, function))
-        if not s:
-            check(False, 'a switch onto CPU %d\'s %s stack was seen' % (c, kind))
-            continue
-        check(s['after'] == irq_top(kind, c) and s['now'] == s['after'],
-              'CPU %d, %s: the xchg moves esp %#x -> %#x, the top of its %s stack'
-              % (c, function, s['before'], s['now'], kind))
+    @test("CPU %d: the %s stack's bottom word holds the esp it came from"
+          % (c, kind), parent=onto)
+    def saved():
+        expect(seen['saved'], seen['before'], "the word at the %s stack's "
+               "bottom, against esp before the xchg" % kind)
         # A device interrupt can also land while a softirq runs on the
         # softirq stack; softirqs are only ever entered from a task stack.
         came = ('task', 'softirq') if kind == 'hardirq' else ('task',)
-        check(s['saved'] == s['before'] and s['from_stack'] in came,
-              'CPU %d: the %s stack\'s bottom word holds the esp it came from, '
-              '%#x (on the %s stack)' % (c, kind, s['saved'], s['from_stack']))
+        expect_true(seen['from_stack'] in came, 'the stack that esp %#x is on'
+                    % seen['before'], ' or '.join(came), seen['from_stack'])
+        return '%#x, on the %s stack' % (seen['saved'], seen['from_stack'])
+
+
+for c in (0, 1):
+    for function, kind in SWITCHES:
+        switch_tests(c, function, kind)
+
 
 # A backtrace across stacks, in a handler that interrupted kernel code
 # (an interrupt from user mode finds the task stack empty and is not
 # switched: see __handle_irq()).
-continue_to('handle_irq_event', interrupted_kernel_task_stack)
-bt = run('ks-bt')
-check(re.search(r'\^\^ hardirq cpu%d was reached from task' % cpu(), bt),
-      'ks-bt in handle_irq_event crosses from the hardirq stack to the task '
-      'stack: ' + ' '.join(l.strip() for l in bt.splitlines() if '^^' in l))
+@test('a stop in handle_irq_event, interrupting kernel code on a task stack',
+      parent=stop)
+def handler():
+    expect_true(continue_to('handle_irq_event', interrupted_kernel_task_stack),
+                'a stop in handle_irq_event', 'an interrupt of kernel code '
+                'on a task stack', 'none in 400 stops')
+
+
+@test('ks-bt in handle_irq_event crosses from the hardirq stack to the task '
+      'stack', parent=handler)
+def bt_across():
+    bt = run('ks-bt')
+    crossing = '^^ hardirq cpu%d was reached from task' % cpu()
+    expect_true(re.search(re.escape(crossing), bt), 'ks-bt\'s crossings',
+                crossing + ' ...', ' '.join(l.strip() for l in bt.splitlines()
+                                            if '^^' in l) or bt.strip()[:300])
+    return ' '.join(l.strip() for l in bt.splitlines() if '^^' in l)
+
+
+run_tests()

@@ -1,86 +1,153 @@
-# Grader of lab 3 (stage 3): one-page stacks. Run by labs/grade.sh in gdb
-# batch mode.
+# Grader of lab 3 (stage 3): one-page stacks. Run by vm/ks (make grade
+# N=3) in gdb batch mode against a fresh guest.
 import re
 
-from grading import (answer, check, continue_to, cpu, current,
-                     interrupted_kernel_task_stack, run, start_lab, val)
+import facts
+from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
+                     irq_stack, run, start_lab, thread_size, val, word)
+from gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                      run_tests, test)
 
+STAGE = facts.lab(lab_number())['stage_facts']
+MAGIC = facts.kernel()['stack_end_magic']
+# check_stack_overflow(): sp & (THREAD_SIZE-1) < sizeof(struct
+# thread_info) + STACK_WARN, STACK_WARN being THREAD_SIZE/8: the table
+# has the line; ks-where says where the running kernel draws it.
+WARN = STAGE['warning_line']
 INTERRUPTS = 10    # interrupts to measure the room left over
 
-start_lab(3)
-ts = val('sizeof(init_stack)')
-check(ts == 4096, 'stage 3 stacks are one page (THREAD_SIZE %d)' % ts)
-answer('thread_size', ts)
-# check_stack_overflow(): sp & (THREAD_SIZE-1) < sizeof(struct
-# thread_info) + STACK_WARN, STACK_WARN being THREAD_SIZE/8.
-warn = val('sizeof(struct thread_info)') + ts // 8
-answer('warning_line', warn)
-check(val('$pc') == val('&common_interrupt'), 'break do_IRQ stopped at common_interrupt')
 
-# Interrupts of kernel code on an ordinary task's stack (not dd's, which
-# the workload sends deep on purpose).
 def ordinary():
+    """An interrupt of kernel code on an ordinary task's stack (not dd's,
+    which the workload sends deep on purpose)."""
     return (interrupted_kernel_task_stack() and
             current(cpu())['comm'].string() != 'dd')
 
 
-# 2.6's thread_info address, and what is there in 6.1, at an interrupt
-# of kernel code on a task stack (the lab's first stop may have caught
-# one that came while a softirq ran on the softirq stack).
-if not ordinary():
-    continue_to('common_interrupt', ordinary)
-sp = val('$sp')
-task = current(cpu())
-base = int(task['stack'])
-info = run('ks-thread-info')
-check(base <= sp < base + ts and (sp & ~(ts - 1)) == base and
-      '= %#x' % base in info and 'STACK_END_MAGIC intact' in info and
-      val('*(unsigned long *)%d' % base) == 0x57ac6e9d,
-      'sp & ~(THREAD_SIZE-1) = %#x is the task stack\'s bottom, which holds '
-      'STACK_END_MAGIC, as ks-thread-info says' % base)
+@test('break do_IRQ stops at common_interrupt')
+def stop():
+    start_lab()
+    expect(val('$pc'), val('&common_interrupt'), '$pc')
+    return 'CPU %d' % cpu()
 
-# The room left when such interrupts arrive.
-least = None
-for _ in range(INTERRUPTS):
-    if not continue_to('common_interrupt', ordinary):
-        break
-    stack = int(current(cpu())['stack'])
-    room = val('$sp') - stack
-    least = room if least is None else min(least, room)
-where = run('ks-where')
-m = re.search(r'(-?\d+) above the warning line \((\d+) above', where)
-check(m and int(m.group(2)) == warn and
-      int(m.group(1)) == val('$sp') - int(current(cpu())['stack']) - warn,
-      'ks-where gives the room above the warning line (%d bytes above the '
-      'bottom)' % warn)
-check(least is not None and warn < least < ts,
-      'over %d interrupts from kernel code, the least room left below esp '
-      'was %s bytes, above the warning line' % (INTERRUPTS, least))
-answer('least_room', least, 50)
+
+@test('stacks are one page: THREAD_SIZE as vm/stages.toml says', parent=stop)
+def stack_size():
+    ts = expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+    answer('thread_size', ts)
+
+
+@test('a stop at an interrupt of kernel code on an ordinary task\'s stack',
+      parent=stop)
+def ordinary_stop():
+    # The lab's first stop may have caught one that came while a softirq
+    # ran on the softirq stack, or one from user mode.
+    if not ordinary():
+        expect_true(continue_to('common_interrupt', ordinary),
+                    'a stop in common_interrupt', 'an interrupt of kernel code '
+                    'on a task stack other than dd\'s', 'none in 400 stops')
+    return '%s on CPU %d' % (current(cpu())['comm'].string(), cpu())
+
+
+@test('sp & ~(THREAD_SIZE-1) is the task stack\'s bottom, which holds '
+      'STACK_END_MAGIC, as ks-thread-info says', parent=ordinary_stop)
+def thread_info():
+    # 2.6's thread_info address, and what is there in 6.1.
+    sp, ts = val('$sp'), thread_size()
+    base = int(current(cpu())['stack'])
+    expect_in(sp, base, base + ts, '$sp, against the current task\'s stack')
+    expect(sp & ~(ts - 1), base, 'sp & ~(THREAD_SIZE-1)')
+    info = run('ks-thread-info')
+    for said in ('= %#x' % base, 'STACK_END_MAGIC intact'):
+        expect_true(said in info, 'ks-thread-info\'s words', said, info.strip())
+    expect(word(base), MAGIC, 'the word at the task stack\'s bottom')
+    return '%#x' % base
+
+
+@test('over up to %d interrupts from kernel code, the least room left below '
+      'esp is above the warning line' % INTERRUPTS, parent=ordinary_stop)
+def least_room():
+    # While dd waits deep in its stack, every serial interrupt lands on
+    # dd (a storm of reports, each raising the next): then fewer come.
+    rooms = []
+    while len(rooms) < INTERRUPTS and continue_to('common_interrupt', ordinary):
+        rooms.append(val('$sp') - int(current(cpu())['stack']))
+    expect_true(rooms, 'interrupts of kernel code on a task stack other than '
+                'dd\'s', 'one or more', 'none in 400 stops')
+    least = expect_in(min(rooms), WARN + 1, thread_size(),
+                      'the least room below esp, in bytes')
+    answer('least_room', least)
+    return '%d bytes, over %d interrupts' % (least, len(rooms))
+
+
+@test('ks-where gives the warning line of vm/stages.toml and the room '
+      'above it', parent=least_room)
+def where_room():
+    where = run('ks-where')
+    m = re.search(r'(-?\d+) above the warning line \((\d+) above', where)
+    expect_true(m, 'ks-where\'s warning line', 'N above the warning line '
+                '(M above the bottom)', where.strip())
+    line = expect(int(m.group(2)), WARN, 'the warning line ks-where draws, in '
+                  'bytes above the bottom')
+    answer('warning_line', line)
+    expect(int(m.group(1)), val('$sp') - int(current(cpu())['stack']) - WARN,
+           'the room above the line ks-where gives, against $sp - '
+           'current->stack - %d' % WARN)
+    return '%s above the line' % m.group(1)
+
 
 # The interrupt-entry check firing: the workload's dd recurses in the lab
 # module until little room is left and waits; a serial interrupt arriving
 # then finds sp & (THREAD_SIZE-1) below the warning line, and
 # __handle_irq() calls print_stack_overflow() on the hardirq stack.
-fired = continue_to('print_stack_overflow')
-c = cpu()
-task = current(c)
-base = int(task['stack'])
-hard = val('$lx_per_cpu("hardirq_stack_ptr", %d)' % c)
-saved = val('*(unsigned long *)%d' % hard)
-check(fired and hard <= val('$sp') < hard + ts,
-      'the check fired: print_stack_overflow() runs on CPU %d\'s hardirq stack' % c)
-room = saved - base
-check(base <= saved < base + warn,
-      'the interrupted esp %#x (saved at the hardirq stack\'s bottom) had only '
-      '%d bytes above the end of %s\'s stack: under the %d-byte line'
-      % (saved, room, task['comm'].string(), warn))
-answer('room_at_warning', room, 50)
-irqstacks = run('ks-irqstacks')
-check(re.search(r'^%d\s+hardirq\s+\S+\s+yes\s+%#x\s' % (c, saved), irqstacks, re.M),
-      'ks-irqstacks shows CPU %d on its hardirq stack with saved esp %#x' % (c, saved))
-run('finish')
-log = run('lx-dmesg')
-check('low stack detected by irq handler' in log and 'descend' in log,
-      'the kernel log has the report, "low stack detected by irq handler", '
-      'and its call trace names the recursing function, descend')
+FIRED = {}
+
+
+@test('the check fires: print_stack_overflow() runs on the CPU\'s hardirq '
+      'stack', parent=stop)
+def fired():
+    expect_true(continue_to('print_stack_overflow'), 'a stop in '
+                'print_stack_overflow', 'one', 'none in 400 stops')
+    c = cpu()
+    hard = irq_stack('hardirq', c)
+    expect_in(val('$sp'), hard, hard + thread_size(),
+              '$sp, against CPU %d\'s hardirq stack' % c)
+    task = current(c)
+    FIRED.update(cpu=c, base=int(task['stack']), comm=task['comm'].string(),
+                 saved=word(hard))
+    return 'CPU %d, %s' % (c, FIRED['comm'])
+
+
+@test('the interrupted esp (saved at the hardirq stack\'s bottom) lies under '
+      'the warning line', parent=fired)
+def room_at_warning():
+    base, saved = FIRED['base'], FIRED['saved']
+    expect_in(saved, base, base + WARN, 'the interrupted esp, against the '
+              'end of %s\'s stack + the %d-byte line' % (FIRED['comm'], WARN))
+    answer('room_at_warning', saved - base)
+    return '%d bytes above the end of the stack' % (saved - base)
+
+
+@test('ks-irqstacks shows the CPU on its hardirq stack with that saved esp',
+      parent=fired)
+def irqstacks():
+    c, saved = FIRED['cpu'], FIRED['saved']
+    out = run('ks-irqstacks')
+    row = re.search(r'^%d\s+hardirq\s+.*$' % c, out, re.M)
+    expect_true(re.search(r'^%d\s+hardirq\s+\S+\s+yes\s+%#x\s' % (c, saved), out, re.M),
+                'ks-irqstacks\' row for CPU %d\'s hardirq stack' % c,
+                '%d hardirq AREA yes %#x ...' % (c, saved),
+                row.group(0) if row else out.strip())
+
+
+@test('the kernel log has the report, "low stack detected by irq handler", '
+      'and its call trace names the recursing function, descend', parent=fired)
+def dmesg():
+    run('finish')
+    log = run('lx-dmesg')
+    for said in ('low stack detected by irq handler', 'descend'):
+        expect_true(said in log, 'lx-dmesg', 'a line with "%s"' % said,
+                    'none; its last lines: ' + ' | '.join(log.splitlines()[-4:]))
+
+
+run_tests()
