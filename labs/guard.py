@@ -25,7 +25,7 @@ import os
 
 import gdb
 
-GUEST_ENDED = 3
+GUEST_ENDED = 3      # vm/ks reads this exit status
 armed = True
 
 
