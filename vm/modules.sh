@@ -1,7 +1,7 @@
 #!/bin/sh
 # vm/modules.sh K: build the lab modules (vm/modules/*.c) against stage K's
 # kernel and pack them as build/stage-K/modules.cpio (/lib/modules/*.ko),
-# which vm/run.sh appends to the initramfs of every stage-K guest. Modules
+# which vm/session.py appends to the initramfs of every stage-K guest. Modules
 # are per stage: each must match its kernel's vermagic. They are loaded in
 # the guest only.
 #

@@ -1,7 +1,7 @@
 # Guest workload of lab 4: one descent deep into a task's stack while
 # interrupts arrive, then the guest ends (or the kernel stops it).
 #
-# The kernel command line chooses the descent (labs/4/experiment.sh sets
+# The kernel command line chooses the descent (labs/4/experiment.py sets
 # it; the lab's default is the first): ks_mode=frames ks_n=25 recurses 25
 # frames of 256 bytes, the same chain at every stage; ks_mode=room ks_n=300
 # recurses until about 300 bytes are left. The serial port's interrupt goes

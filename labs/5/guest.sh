@@ -1,5 +1,5 @@
 # Guest workload of lab 5: what 4K stacks buy, measured (run at stages 2
-# and 3 by labs/5/experiment.sh; `make lab N=5` runs it at stage 3).
+# and 3 by labs/5/experiment.py; `make lab N=5` runs it at stage 3).
 #
 # Part 1: threads until the kernel refuses or free memory falls under 8 MB
 # (vm/guest/threads.c), with the pid and thread limits raised so that
