@@ -3,6 +3,8 @@
 # the kernel's gdb helpers, what M= module builds need) in
 # build/stage-K/obj, unless nothing changed.
 # vm/kernel.sh --built K: only say (exit status) whether it is up to date.
+# vm/kernel.sh eN: build lab N's exercise, the learner's tree (vm/lib.sh's
+# stage_src eN), incrementally.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/kernel.config and
 # this script.
@@ -16,7 +18,14 @@ k=${1:?usage: kernel.sh [--built] STAGE}
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
 fragment=$TOP/vm/kernel.config
-key=$(printf '%s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" | sha256sum | cut -c1-16)
+case $k in
+e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
+	# dependencies decide what to rebuild (a one-file change: seconds).
+	[ -z "$only_ask" ] || exit 1
+	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
+	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
+*)	key=$(printf '%s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" | sha256sum | cut -c1-16) ;;
+esac
 
 built() {
 	[ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
@@ -25,17 +34,26 @@ built() {
 # Up to date: return at once, even while another stage builds. Otherwise
 # wait for the lock, and look again: the build we waited for may have
 # been this one.
-built && exit 0
-[ -z "$only_ask" ] || exit 1
+case $k in e*) ;; *)
+	built && exit 0
+	[ -z "$only_ask" ] || exit 1 ;;
+esac
 build_lock
-built && exit 0
-echo "stage $k's kernel|$obj/build.log" > "$BUILD/.build.what"
-"$TOP/vm/tree.sh" "$k"
+case $k in
+e*)	what="lab ${k#e}'s exercise kernel"
+	# Reconfigure only when the fragment changed: a new .config would
+	# make Kbuild rebuild everything.
+	[ "$(cat "$obj/config.key" 2>/dev/null)" = "$key" ] || rm -f "$obj/.config" ;;
+*)	what="stage $k's kernel"
+	built && exit 0
+	"$TOP/vm/tree.sh" "$k" ;;
+esac
+echo "$what|$obj/build.log" > "$BUILD/.build.what"
 rm -f "$obj/kernel.stamp"
 mkdir -p "$obj"
 
 # LOCALVERSION puts the stage into uname -r, so a guest says which it is.
-kmake() { kernel_make "$src" "$obj" LOCALVERSION=-stage"$k" "$@"; }
+kmake() { kernel_make "$src" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 
 configure() {
 	kmake tinyconfig
@@ -56,19 +74,24 @@ verify_config() {
 			! grep -q "^$opt=" "$obj/.config" || missing="$missing $line" ;;
 		esac
 	done < "$fragment"
-	[ -z "$missing" ] || die "stage $k: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
+	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
 }
 
-run_logged "$obj/config.log" "stage $k: configure (tinyconfig + vm/kernel.config)" configure
-verify_config
+if [ ! -f "$obj/.config" ]; then
+	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/kernel.config)" configure
+	verify_config
+	echo "$key" > "$obj/config.key"
+fi
 # modules_prepare: so that a module (the checks' vermagic probe, a lab's
 # module) can be built against this stage with M=.
 # The progress line's estimate is this machine's own last cold build.
 timing=$BUILD/kernel-build.seconds
 last=$(cat "$timing" 2>/dev/null || true)
 t0=$(date +%s)
-run_logged "$obj/build.log" "stage $k: build kernel (make -j$JOBS${last:+; a cold build took ${last}s here})" \
+run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; the last full build took ${last}s here})" \
 	kmake -j"$JOBS" bzImage scripts_gdb modules_prepare
 # Only a full build (most files compiled) makes an estimate for the next.
 [ "$(grep -c '^ *CC ' "$obj/build.log")" -lt 500 ] || echo $(( $(date +%s) - t0 )) > "$timing"
+# An exercise's stamp changes with every build: its modules follow it.
+case $k in e*) key="$key $(stat -c %Y "$obj/vmlinux")" ;; esac
 echo "$key" > "$obj/kernel.stamp"

@@ -50,9 +50,17 @@ stage_patches() {
 	done
 }
 
-stage_dir() { echo "$BUILD/stage-$1"; }
+# Where a kernel's tree and objects live. A stage is a number; "eN" is lab
+# N's exercise, the learner's own tree (make exercise N=N), under
+# EXERCISES. Every folder keeps its tree in src/ and its objects in obj/:
+# the compiler then sees the same relative paths in all of them, and
+# ccache can hand an exercise the objects of the stage it started from.
+EXERCISES=${EXERCISES:-$BUILD/exercises}
+stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$1" ;; esac; }
 stage_src() { if [ "$1" = 0 ]; then echo "$PRISTINE"; else echo "$(stage_dir "$1")/src"; fi; }
 stage_obj() { echo "$(stage_dir "$1")/obj"; }
+# The kernel's LOCALVERSION, which uname -r and module vermagic carry.
+localversion() { case $1 in e*) echo "-exercise${1#e}" ;; *) echo "-stage$1" ;; esac; }
 
 # A short fingerprint of the tarball: its Debian version, size and mtime.
 # Hashing 138 MB on every run would cost a second; a new linux-source
@@ -87,7 +95,9 @@ run_logged() {
 	if [ $rc -ne 0 ]; then
 		say "$what FAILED after $(( $(date +%s) - start ))s; last lines of $log:"
 		tail -n 25 "$log" >&2
-		die "$what failed (full log: $log)"
+		# The first error is the one to read (a compiler's, or make's).
+		first=$(grep -m 1 -E '(error|Error)[: ]' "$log" || true)
+		die "$what failed${first:+: $first} (full log: $log)"
 	fi
 	say "$what done in $(( $(date +%s) - start ))s"
 }

@@ -22,7 +22,7 @@ echo "stage $k's modules|$out/build.log" > "$BUILD/.build.what"
 rm -rf "$out" "$out.cpio"
 mkdir -p "$out/src" "$out/root/lib/modules"
 cp "$TOP"/vm/modules/* "$out/src/"
-kmake() { kernel_make "$(stage_src "$k")" "$obj" LOCALVERSION=-stage"$k" "$@"; }
+kmake() { kernel_make "$(stage_src "$k")" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 # Module.symvers (the kernel's exported symbols) comes from the kernel's
 # own `make modules`; without it modpost cannot check the modules' symbols.
 [ -f "$obj/Module.symvers" ] || run_logged "$obj/symvers.log" \
