@@ -83,8 +83,12 @@ def thread_size():
 
 
 def irq_stack(kind, cpu_nr):
-    """The base of CPU_NR's 'hardirq' or 'softirq' stack."""
-    return val('$lx_per_cpu("%s_stack_ptr", %d)' % (kind, cpu_nr))
+    """The base of CPU_NR's 'hardirq' or 'softirq' stack; 0 if this kernel
+    has no such stack (no per-CPU pointer to it)."""
+    try:
+        return val('$lx_per_cpu("%s_stack_ptr", %d)' % (kind, cpu_nr))
+    except gdb.error:
+        return 0
 
 
 def on_current_stack(addr, cpu_nr):

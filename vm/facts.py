@@ -66,6 +66,15 @@ def lab(n):
     facts.update(_load(os.path.join(folder, 'lab.toml')))
     facts.update(number=n, folder=folder,
                  stage_facts=stage(facts['stage']))
+    # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
+    # kernel, which is meant to show the exercise's facts.
+    if os.environ.get('EXERCISE', '0') not in ('', '0'):
+        if 'exercise' not in facts:
+            raise Unknown('lab %d has no exercise (labs with one: %s)' % (
+                n, ' '.join(str(k) for k in valid if 'exercise' in
+                            _load(os.path.join(TOP, 'labs', str(k), 'lab.toml')))))
+        facts.update(stage='e%d' % n, stage_facts=dict(
+            facts['stage_facts'], **facts['exercise'].get('stage_facts', {})))
     # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
     facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])
                            if facts['guest'] else '')

@@ -87,11 +87,12 @@ fi
 # The progress line's estimate is this machine's own last cold build.
 timing=$BUILD/kernel-build.seconds
 last=$(cat "$timing" 2>/dev/null || true)
-t0=$(date +%s)
-run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; the last full build took ${last}s here})" \
+t0=$(date +%s) m0=$(ccache_misses)
+run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build took ${last}s here})" \
 	kmake -j"$JOBS" bzImage scripts_gdb modules_prepare
-# Only a full build (most files compiled) makes an estimate for the next.
-[ "$(grep -c '^ *CC ' "$obj/build.log")" -lt 500 ] || echo $(( $(date +%s) - t0 )) > "$timing"
+# Only a cold build (most files compiled, not handed back by ccache)
+# makes the estimate for the next.
+[ $(( $(ccache_misses) - m0 )) -lt 500 ] || echo $(( $(date +%s) - t0 )) > "$timing"
 # An exercise's stamp changes with every build: its modules follow it.
 case $k in e*) key="$key $(stat -c %Y "$obj/vmlinux")" ;; esac
 echo "$key" > "$obj/kernel.stamp"

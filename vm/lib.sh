@@ -156,6 +156,12 @@ kernel_make() {
 		make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" "$@"
 }
 
+# ccache_misses: how many compilations ccache could not hand back, so far.
+ccache_misses() {
+	CCACHE_DIR="$BUILD/ccache" ccache --print-stats 2>/dev/null |
+		awk '$1 == "cache_miss" { n = $2 } END { print n + 0 }'
+}
+
 # thread_size K: THREAD_SIZE of stage K's kernel, in bytes, as its DWARF
 # says (init_stack is THREAD_SIZE bytes long).
 thread_size() {

@@ -1,0 +1,118 @@
+# The exercises (make exercise N=k, then make grade N=k EXERCISE=1), as a
+# learner meets them, for every lab whose facts have one:
+#  - the untouched skeleton builds, boots and fails the lab's grader, which
+#    says what it expected and what it got;
+#  - (lab 2) a kernel that does not compile gets one line naming the
+#    compiler's error;
+#  - the project's own patches for that stage (the reference solution)
+#    apply to the skeleton without fuzz, and the grader passes them;
+#  - `make exercise` on an existing tree leaves the learner's work alone.
+# So the grader can fail, and the skeleton and the series cannot drift
+# apart. The trees live in build/exercise-check (not the learner's
+# build/exercises) and are reset to the skeleton with git each run, so
+# that only what changed is rebuilt.
+import os
+import subprocess
+import sys
+import time
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Before vm/session.py is imported: it reads EXERCISES once.
+os.environ['EXERCISES'] = os.path.join(
+    os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
+    'exercise-check')
+sys.path.insert(0, TESTS)
+from checklib import TOP, expect, facts, log  # noqa: E402
+import exercise  # noqa: E402
+
+KS = os.path.join(TOP, 'vm', 'ks')
+
+
+def ks(*args, exercise_on=True):
+    """vm/ks ARGS (EXERCISE=1: on the learner's kernel); (rc, output)."""
+    env = dict(os.environ, EXERCISE='1' if exercise_on else '0')
+    t0 = time.time()
+    p = subprocess.run([KS] + [str(a) for a in args], env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors='replace')
+    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+                                            p.returncode, time.time() - t0), out.rstrip())
+    return p.returncode, out
+
+
+def first_failure(out):
+    """The first failed check, with its expected and got lines."""
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith('not ok - '):
+            return ' / '.join(l.strip() for l in lines[i:i + 4])
+    return None
+
+
+WITH = [k for k in facts.labs() if 'exercise' in facts.lab(k)]
+
+# Bad input: a lab with no exercise; an exercise not made yet.
+rc, out = ks('exercise', 1, exercise_on=False)
+expect(rc != 0 and 'lab 1 has no exercise (labs with one: %s)'
+       % ' '.join(map(str, WITH)) in out,
+       'make exercise N=1 is refused: lab 1 has no exercise', out.strip())
+saved = os.environ['EXERCISES']
+os.environ['EXERCISES'] = os.path.join(saved, 'none-here')
+rc, out = ks('grade', 2)
+os.environ['EXERCISES'] = saved
+expect(rc != 0 and "run 'make exercise N=2'" in out and 'not ok' not in out,
+       'make grade N=2 EXERCISE=1 with no tree says to make it first',
+       out.strip()[-200:])
+
+for n in WITH:
+    ex = facts.lab(n)['exercise']
+    rc, out = ks('exercise', n, exercise_on=False)
+    src = exercise.tree(n)
+    if not expect(rc == 0 and os.path.isdir(os.path.join(src, '.git')),
+                  'lab %d: make exercise makes a git tree at stage %s plus the '
+                  'skeleton' % (n, ex['base']), out.strip()[-300:]):
+        continue
+    exercise.git(src, 'checkout', '-q', '-f', 'skeleton')
+    exercise.git(src, 'clean', '-fdq')
+
+    # The learner's work survives a second `make exercise`.
+    mine = os.path.join(src, 'my-notes.txt')
+    with open(mine, 'w') as f:
+        f.write('work in progress\n')
+    rc, out = ks('exercise', n, exercise_on=False)
+    expect(rc == 0 and os.path.exists(mine) and 'left as it is' in out,
+           'lab %d: make exercise again leaves the tree alone and says so' % n,
+           out.strip()[-200:])
+    os.unlink(mine)
+
+    rc, out = ks('grade', n)
+    failure = first_failure(out)
+    expect(rc != 0 and failure and 'expected:' in failure and 'got:' in failure,
+           'lab %d: the skeleton builds, boots and fails the grader with expected '
+           'and got: %s' % (n, failure), out.strip()[-300:])
+
+    if n == 2:
+        irq = os.path.join(src, 'arch/x86/kernel/irq_32.c')
+        with open(irq, 'a') as f:
+            f.write('\nthis is not C;\n')
+        rc, out = ks('grade', n)
+        said = [l for l in out.splitlines() if 'error:' in l and 'irq_32.c' in l]
+        expect(rc != 0 and said and 'not ok' not in out,
+               'lab %d: a kernel that does not compile is named in one line: %s'
+               % (n, said[0].strip() if said else None), out.strip()[-300:])
+        exercise.git(src, 'checkout', '-q', '-f', 'skeleton')
+
+    try:
+        for patch in ex['solution']:
+            exercise.apply(src, os.path.join(TOP, patch))
+        applied = None
+    except Exception as e:  # GuestError: the patch's own words
+        applied = str(e)
+    if not expect(applied is None, 'lab %d: the reference solution (%s) applies '
+                  'to the skeleton without fuzz' % (n, ', '.join(
+                      os.path.basename(p)[:4] for p in ex['solution'])), applied):
+        continue
+    rc, out = ks('grade', n)
+    last = out.strip().splitlines()[-1] if out.strip() else ''
+    expect(rc == 0 and ' 0 failed' in last, 'lab %d: the grader passes the '
+           'reference solution: %s' % (n, last), first_failure(out) or last)

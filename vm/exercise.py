@@ -1,0 +1,89 @@
+"""A learner's exercise tree (make exercise N=k).
+
+Lab k's facts (labs/k/lab.toml, [exercise]) name the stage the exercise
+starts from (base), a patch of TODO comments on top of it (skeleton), and
+the project's patches that solve it (solution). The tree is a kernel
+source tree of the learner's own, EXERCISES/k/src (EXERCISES: build/
+exercises), and a git repository whose first commit, tagged "skeleton",
+is base + skeleton: commits, diffs and starting over are git's. Its
+objects go to EXERCISES/k/obj, built by vm/kernel.sh ek.
+
+The skeleton patch changes only .c files and adds no code: it builds and
+boots as the base stage does, and the solution's patches still apply to
+it. (A comment in a header would make every file that includes it
+recompile; in a .c file, ccache hands back the base stage's objects for
+everything else, so the first build takes about a minute.)
+"""
+import os
+import subprocess
+
+import facts
+from session import TOP, GuestError, say, stage_dir
+
+
+def tree(n):
+    return os.path.join(stage_dir('e%d' % n), 'src')
+
+
+def _run(argv, cwd=None):
+    p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    if p.returncode:
+        raise GuestError('%s failed:\n%s' % (' '.join(argv), p.stdout.decode(
+            errors='replace').rstrip()))
+    return p.stdout.decode(errors='replace')
+
+
+def git(src, *args):
+    return _run(['git', '-C', src, '-c', 'user.name=kstack-workbook',
+                 '-c', 'user.email=kstack-workbook@example.org'] + list(args))
+
+
+def apply(src, patch):
+    """Apply PATCH (a path) to SRC as vm/tree.sh applies the series:
+    exactly, no fuzz."""
+    with open(patch) as f:
+        p = subprocess.run(['patch', '-p1', '-d', src, '--fuzz=0',
+                            '--no-backup-if-mismatch', '-r', '-'], stdin=f,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode:
+        raise GuestError('%s does not apply to %s:\n%s' % (
+            os.path.relpath(patch, TOP), src, p.stdout.decode(errors='replace')))
+
+
+def make(n):
+    """Lab N's exercise tree, made if it does not exist yet."""
+    lab = facts.lab(n)
+    if 'exercise' not in lab:
+        raise facts.Unknown('lab %d has no exercise (labs with one: %s)' % (
+            n, ' '.join(str(k) for k in facts.labs()
+                        if 'exercise' in facts.lab(k))))
+    ex = lab['exercise']
+    src = tree(n)
+    if os.path.isdir(os.path.join(src, '.git')):
+        say('your exercise tree is already there, left as it is: %s' % src)
+        say('start over with: git -C %s checkout -f skeleton && git -C %s '
+            'clean -fd' % (src, src))
+        return src
+    base = str(ex['base'])
+    subprocess.check_call([os.path.join(TOP, 'vm', 'tree.sh'), base])
+    base_src = (os.path.join(os.environ.get('BUILD') or os.path.join(TOP, 'build'),
+                             'src', 'linux') if base == '0' else
+                os.path.join(stage_dir(base), 'src'))
+    tmp = src + '.tmp'
+    _run(['rm', '-rf', tmp])
+    os.makedirs(os.path.dirname(src), exist_ok=True)
+    # A real copy (the stage trees are hard links to one pristine tree,
+    # which an editor writing in place would change for every stage).
+    say('lab %d\'s exercise: copying stage %s\'s tree (about a minute)' % (n, base))
+    _run(['cp', '-a', base_src, tmp])
+    apply(tmp, os.path.join(lab['folder'], ex['skeleton']))
+    say('lab %d\'s exercise: its git repository (the first commit is the '
+        'skeleton)' % n)
+    git(tmp, 'init', '-q')
+    git(tmp, 'add', '-A')
+    git(tmp, 'commit', '-q', '-m', 'Lab %d exercise: the skeleton (stage %s '
+        'and its TODOs)' % (n, base))
+    git(tmp, 'tag', 'skeleton')
+    os.rename(tmp, src)
+    return src
