@@ -83,6 +83,11 @@ def answer(key, value):
                  tolerance=facts.tolerance(n, key))
 
 
+def indent(text):
+    """A value of several lines, its later lines under its first."""
+    return str(text).replace('\n', '\n' + ' ' * 16)
+
+
 def _report(fn, status, detail='', why=None):
     fn.status = status
     line = '%s - %s%s' % ({'ok': 'ok', 'fail': 'not ok', 'skip': 'skip'}[status],
@@ -91,7 +96,7 @@ def _report(fn, status, detail='', why=None):
     fields = dict(title=fn.title, status=status, detail=detail)
     if isinstance(why, Fail):
         print('    %s\n      expected: %s\n      got:      %s' % (
-            why.what, why.expected, why.got))
+            why.what, indent(why.expected), indent(why.got)))
         fields.update(what=why.what, expected=why.expected, got=why.got)
     elif why:
         print('    ' + why.replace('\n', '\n    '))
@@ -112,6 +117,11 @@ def run_tests():
         except Exception as e:      # the grader's own bug, or gdb's error
             _report(fn, 'fail', why='the check stopped with an error: %s: %s'
                     % (type(e).__name__, e))
-            traceback.print_exc()
+            # Indented, for the log: vm/ks takes a bare "Traceback" for a
+            # grader that crashed outside its checks.
+            print(''.join('    | ' + line for line in traceback.format_exc()
+                          .splitlines(True)))
         else:
             _report(fn, 'ok', detail or '')
+    # The grader got to its end: vm/ks fails a run without this record.
+    results.emit('done', tests=len(TESTS))

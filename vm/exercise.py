@@ -78,6 +78,14 @@ def make(n):
     say('lab %d\'s exercise: copying stage %s\'s tree (about a minute)' % (n, base))
     _run(['cp', '-a', base_src, tmp])
     apply(tmp, os.path.join(lab['folder'], ex['skeleton']))
+    # Debian's tree ends its .gitignore with "ignore everything at the top
+    # level" (for its own packaging repository): this repository tracks
+    # the tree.
+    ignore = os.path.join(tmp, '.gitignore')
+    with open(ignore) as f:
+        text = f.read()
+    with open(ignore, 'w') as f:
+        f.write(text.split('\n#\n# Debian packaging')[0].rstrip('\n') + '\n')
     say('lab %d\'s exercise: its git repository (the first commit is the '
         'skeleton)' % n)
     git(tmp, 'init', '-q')

@@ -39,13 +39,17 @@ def stop():
       'vm/stages.toml says', parent=stop)
 def irq_stacks():
     expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+    for c in (0, 1):
+        for kind in ('hardirq', 'softirq'):
+            base = irq_stack(kind, c)
+            want = STAGE['%s_stacks' % kind]
+            expect_true(bool(base) == want, "CPU %d's %s_stack_ptr" % (c, kind),
+                        'a stack\'s address' if want else 'none (this kernel '
+                        'has no %s stack)' % kind, '%#x' % base if base else
+                        'none (no %s_stack_ptr, or NULL)' % kind)
     size = expect(val('sizeof(struct irq_stack)'), STAGE['thread_size'],
                   'an IRQ stack\'s size (sizeof(struct irq_stack))')
     answer('irq_stack_size', size)
-    for c in (0, 1):
-        for kind in ('hardirq', 'softirq'):
-            expect(irq_stack(kind, c) != 0, STAGE['%s_stacks' % kind],
-                   "CPU %d has a %s stack (%s_stack_ptr set)" % (c, kind, kind))
     for kind in ('hardirq', 'softirq'):
         answer('%s_stack_cpu0' % kind, irq_stack(kind, 0))
 
