@@ -21,7 +21,7 @@ STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/lib.sh; stages')
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs boot lab exercise crash check bench clean distclean \
+.PHONY: help deps kernel kernels initramfs boot lab exercise hint crash check bench clean distclean \
 	transcripts book \
 	check-lab check-stage grade
 
@@ -30,7 +30,8 @@ help:
 	@echo '                 stop where lab k begins (labs: $(shell ls labs | grep -x "[0-9]*" | tr "\n" " "))'
 	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode (ANSWERS=file: also the learner'"'"'s answers)'
 	@echo 'make exercise N=k  a kernel tree of your own for lab k'"'"'s exercise (labs 2, 3); then'
-	@echo '                 make grade N=k EXERCISE=1 builds it, boots it and grades it'
+	@echo '                 make grade N=k EXERCISE=1 builds it, boots it and grades it;'
+	@echo '                 make hint N=k: one more hint each time'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
@@ -85,6 +86,10 @@ lab: check-lab deps initramfs
 # EXERCISE=1 makes `make lab` and `make grade` build and boot it.
 exercise: check-lab deps
 	@vm/ks exercise $(N)
+
+# One more hint for lab k's exercise each time.
+hint: check-lab
+	@vm/ks hint $(N)
 
 # A post-mortem: dump stage k after lab 6's panic, open it with crash.
 crash: check-stage deps initramfs

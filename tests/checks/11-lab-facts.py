@@ -3,7 +3,9 @@
 # kind needs are there (lab.gdb for a gdb lab, grade.py, the guest
 # workload it names); and the questions its README asks a learner are
 # exactly the ones its grader answers (the [questions] of lab.toml), so
-# that `make grade ANSWERS=...` accepts every key the README lists.
+# that `make grade ANSWERS=...` accepts every key the README lists; and a
+# lab with an exercise has its skeleton patch, and its README gives the
+# first of the hints `make hint` gives.
 import os
 import re
 import sys
@@ -44,3 +46,14 @@ for n in facts.labs():
            'lab %d: the README asks the questions lab.toml lists (%s)'
            % (n, ' '.join(sorted(answered))),
            'README: %s' % (' '.join(sorted(asked)) if asked else 'no questions block'))
+    ex = lab.get('exercise')
+    if ex:
+        with open(os.path.join(lab['folder'], 'README.md')) as f:
+            readme = ' '.join(f.read().split())
+        first = ' '.join(ex['hints'][0].split())
+        expect(os.path.isfile(os.path.join(lab['folder'], ex['skeleton'])) and
+               first in readme, 'lab %d: its exercise has its skeleton (%s) and '
+               'the README gives its first hint' % (n, ex['skeleton']),
+               'skeleton %s; first hint in README: %s' % (
+                   os.path.isfile(os.path.join(lab['folder'], ex['skeleton'])),
+                   first in readme))

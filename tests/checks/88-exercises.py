@@ -10,7 +10,9 @@
 # So the grader can fail, and the skeleton and the series cannot drift
 # apart. The trees live in build/exercise-check (not the learner's
 # build/exercises) and are reset to the skeleton with git each run, so
-# that only what changed is rebuilt.
+# that only what changed is rebuilt. The grader's output on the skeleton
+# and on the solution goes to build/results/exerciseN-*.txt, for the
+# workbook.
 import os
 import subprocess
 import sys
@@ -38,6 +40,16 @@ def ks(*args, exercise_on=True):
     log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
                                             p.returncode, time.time() - t0), out.rstrip())
     return p.returncode, out
+
+
+def keep(n, name, out):
+    """The grader's lines of OUT, for the workbook's exercise chapter."""
+    results = os.path.join(os.environ.get('BUILD') or os.path.join(TOP, 'build'), 'results')
+    os.makedirs(results, exist_ok=True)
+    lines = [l for l in out.splitlines()
+             if l.startswith(('ok - ', 'not ok - ', 'skip - ', '    ', 'lab '))]
+    with open(os.path.join(results, 'exercise%d-%s.txt' % (n, name)), 'w') as f:
+        f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(lines) + '\n')
 
 
 def first_failure(out):
@@ -86,6 +98,7 @@ for n in WITH:
     os.unlink(mine)
 
     rc, out = ks('grade', n)
+    keep(n, 'skeleton', out)
     failure = first_failure(out)
     expect(rc != 0 and failure and 'expected:' in failure and 'got:' in failure,
            'lab %d: the skeleton builds, boots and fails the grader with expected '
@@ -113,6 +126,7 @@ for n in WITH:
                       os.path.basename(p)[:4] for p in ex['solution'])), applied):
         continue
     rc, out = ks('grade', n)
+    keep(n, 'solution', out)
     last = out.strip().splitlines()[-1] if out.strip() else ''
     expect(rc == 0 and ' 0 failed' in last, 'lab %d: the grader passes the '
            'reference solution: %s' % (n, last), first_failure(out) or last)
