@@ -9,7 +9,7 @@
 
 out=$BUILD/book
 for f in transcripts/lab0.txt transcripts/lab1.txt transcripts/lab2.txt transcripts/lab3.txt \
-	 transcripts/lab4.txt transcripts/lab6.txt figures/irq-stacks.svg; do
+	 transcripts/lab3-step.txt transcripts/lab4.txt transcripts/lab6.txt figures/irq-stacks.svg; do
 	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
 done
 for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; do
@@ -19,9 +19,12 @@ done
 "$TOP/book/reference.sh"
 python3 "$TOP/book/plots.py" "$BUILD/results" "$out/figures" || die "the plots of labs 4 and 5 failed"
 python3 "$TOP/book/figure26.py" "$out/figures" || die "the figure of 2.6's stacks failed"
+python3 "$TOP/book/modelfigs.py" "$out/figures" || die "the model chapter's figures failed"
 "$TOP/book/symcheck.sh" || die "the workbook names symbols its stage's kernel does not have (above)"
 
 attrs="-a transcripts=$out/transcripts -a results=$BUILD/results -a generated=$out -a patches=$TOP/patches"
+# The transcripts' [source,session] blocks: prompts and commands set apart.
+attrs="$attrs -r $TOP/book/session_lexer.rb"
 say "rendering HTML"
 # shellcheck disable=SC2086
 asciidoctor --failure-level WARN $attrs -D "$out" "$TOP/book/index.adoc" ||

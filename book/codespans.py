@@ -13,9 +13,10 @@ only one such name with `__`).
 
 This script takes every inline code span of the AsciiDoc sources (also in
 the files and tagged regions they include, such as the labs' README
-questions; spans with an attribute reference like {transcripts} are
-skipped), and checks that each one is the whole text of a <code> element
-of the rendered HTML, as many times as the sources have it. It prints
+questions; spans with an attribute reference like {transcripts}, and
+what ifdef::backend-pdf[] keeps for the PDF, are skipped), and checks
+that each one is the whole text of a <code> element of the rendered
+HTML, as many times as the sources have it. It prints
 each span that falls short with its file and line (all occurrences of it,
 since which one was mangled is not known), and exits 1 if there is one,
 else 0.
@@ -29,24 +30,50 @@ import sys
 # Delimited blocks whose content is not inline text: listing, literal,
 # comment and passthrough blocks.
 VERBATIM = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,})\s*$")
-INCLUDE = re.compile(r"^include::([^\[]+)\[(?:tag=([\w-]+))?.*\]\s*$")
+INCLUDE = re.compile(r"^include::([^\[]+)\[(.*)\]\s*$")
+# An include's tag=NAME or tags=A;B;!C, and the tag directives in a file.
+TAGS = re.compile(r"\btags?=([^,\]]+)")
+TAG_LINE = re.compile(r"\b(tag|end)::([\w-]+)\[\]")
+# Preprocessor conditionals: what is inside ifdef::backend-pdf[] (the
+# appendix of patches, say) is not in the HTML; ifndef::backend-pdf[] is.
+CONDITION = re.compile(r"^(ifdef|ifndef)::([\w-]+)\[\]\s*$")
+HTML_ATTRIBUTES = {"backend-html5", "basebackend-html"}
 # At each backtick, in this order: ``unconstrained``, `+literal+`, `plain`.
 SPAN = re.compile(r"``(.+?)``|`\+(.+?)\+`|`([^`]+)`", re.S)
 ATTRIBUTE = re.compile(r"\{[\w-]+\}")
 
 
-def source_lines(path, tag=None):
-    """(where, text) for the lines of path (only tag's region, if given)
-    that asciidoctor treats as inline text, with includes expanded."""
+def source_lines(path, tags=None):
+    """(where, text) for the lines of path that asciidoctor treats as
+    inline text, with includes expanded. TAGS, an include's tags=
+    selection ("questions;!why"), keeps the lines inside a named region
+    and outside a "!" one, as asciidoctor does."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    inside = tag is None
+    names = tags.split(";") if tags else []
+    wanted = {n for n in names if not n.startswith("!")}
+    unwanted = {n[1:] for n in names if n.startswith("!")}
+    regions = set()                  # the tag regions open at this line
     verbatim = None
+    shown = []                       # one bool per open conditional
     for number, line in enumerate(lines, 1):
-        if tag is not None and ("tag::%s[]" % tag in line or "end::%s[]" % tag in line):
-            inside = "tag::%s[]" % tag in line
+        directive = TAG_LINE.search(line)
+        if directive and tags is not None:
+            (regions.add if directive.group(1) == "tag" else regions.discard)(directive.group(2))
             continue
-        if not inside:
+        if wanted and not regions & wanted or regions & unwanted:
+            continue
+        condition = CONDITION.match(line)
+        if condition and not verbatim:
+            defined = condition.group(2) in HTML_ATTRIBUTES
+            shown.append(defined == (condition.group(1) == "ifdef"))
+            yield None, ""
+            continue
+        if line.startswith("endif::") and shown and not verbatim:
+            shown.pop()
+            yield None, ""
+            continue
+        if not all(shown):
             continue
         block = VERBATIM.match(line)
         if block and verbatim in (None, block.group(1)):
@@ -59,7 +86,8 @@ def source_lines(path, tag=None):
         include = INCLUDE.match(line)
         if include and "{" not in include.group(1):
             target = os.path.join(os.path.dirname(path), include.group(1))
-            yield from source_lines(target, include.group(2))
+            selection = TAGS.search(include.group(2))
+            yield from source_lines(target, selection and selection.group(1))
             continue
         yield "%s:%d" % (path, number), line
 

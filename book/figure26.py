@@ -10,24 +10,25 @@ from stackdraw import Column, draw
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
-task = Column('task stack (one page)', 'THREAD_SIZE = 4096', 'task',
+task = Column('task stack', 'one page, THREAD_SIZE 4096', 'task',
               'high addresses', 'esp & ~(THREAD_SIZE-1)', 0.55)
 task.mark(0.55, 'esp when the interrupt came')
-task.mark(0.1, 'struct thread_info\n(task, flags, cpu, ...)',
+task.mark(0.15, 'struct thread_info\n(task, flags, cpu, ...)',
           '#756bb1', below=True)
 
 hard = Column('hardirq_ctx[cpu]', 'union irq_ctx, one page', 'hardirq',
-              'isp: the first esp here', 'the same page', 0.7)
-hard.mark(0.7, 'esp after "xchgl %ebx,%esp"\nin __do_IRQ')
-hard.mark(0.1, 'tinfo: thread_info\n(task copied, previous_esp)', '#756bb1',
+              'isp: first esp here', 'the same page', 0.7)
+hard.mark(0.7, 'esp after the xchgl,\nin __do_IRQ')
+hard.mark(0.15, 'tinfo: thread_info\n(task copied, previous_esp)', '#756bb1',
           below=True)
 
 soft = Column('softirq_ctx[cpu]', 'union irq_ctx, one page', 'softirq',
               '', '')
-soft.mark(0.1, 'tinfo: thread_info\n(previous_esp)', '#756bb1', below=True)
+soft.mark(0.15, 'tinfo: thread_info\n(previous_esp)', '#756bb1', below=True)
 
-draw(os.path.join(out, 'irq-ctx-2.6.svg'),
-     "2.6, 4K stacks: thread_info at the bottom of every stack",
-     'A schematic of 2.6\'s do_IRQ() (not to scale): current_thread_info() '
-     'rounds esp down, so each IRQ stack carries its own thread_info.',
-     [task, hard, soft], [(1, 0.05, 0, 0.55, 'previous_esp')])
+# The arrow: the hardirq stack's previous_esp, back to where the task was.
+# No title: the chapter's caption is the figure's title.
+draw(os.path.join(out, 'irq-ctx-2.6.svg'), '',
+     "A schematic of 2.6's do_IRQ(), not to scale. current_thread_info() "
+     "rounds esp down, so each IRQ stack carries its own thread_info.",
+     [task, hard, soft], [(1, 0.07, 0, 0.55)])

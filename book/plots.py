@@ -2,7 +2,7 @@
 # book/plots.py RESULTS OUT: the workbook's plots of labs 4 and 5, drawn
 # from the tables their experiments wrote (RESULTS/lab4-overflow.tsv,
 # RESULTS/lab5-memory.tsv, read by column name) into OUT/lab4-depth.svg and
-# OUT/lab5-threads.svg.
+# OUT/lab5-threads.svg. Their titles are the chapters' figure captions.
 import os
 import sys
 
@@ -11,83 +11,124 @@ sys.path.insert(0, os.path.join(HERE, '..', 'vm'))
 
 import facts                         # noqa: E402
 from results import read_table       # noqa: E402
-from svg import COLORS, Svg          # noqa: E402
+from svg import COLORS, SMALL, TEXT, Svg, text_width  # noqa: E402
+
+
+def legend(svg, x, y, items):
+    """Colour swatches with their meaning, left to right from (x, y)."""
+    for color, what in items:
+        svg.rect(x, y - 10, 14, 12, color, COLORS['line'])
+        svg.text(x + 19, y, what, SMALL)
+        x += 19 + text_width(what, SMALL) + 16
 
 
 def lab4(results, out):
     """One bar per run: the stack, how deep the descent went, past the end."""
     runs = read_table(os.path.join(results, 'lab4-overflow.tsv'))
-    lo, hi = -3500, 8192                 # bytes above the stack's end
-    left_margin, width, row_h = 150, 560, 46
-    svg = Svg(left_margin + width + 20, 70 + row_h * len(runs) + 30,
-              'Lab 4: how deep each descent went')
+    lo, hi = -3584, 8192                 # bytes above the stack's end
+    left, right, row_h, bar_h = 112, 604, 50, 20
+    top = 62
+    axis = top + row_h * len(runs) + 2
+    svg = Svg(right + 12, axis + 52, 'Lab 4: how deep each descent went')
 
     def x(b):
-        return left_margin + (b - lo) * width / (hi - lo)
+        return left + (b - lo) * (right - left) / (hi - lo)
 
-    svg.text(10, 20, 'Lab 4: the deepest point of each descent, in bytes '
-             'above the end of the stack', 14, bold=True)
-    svg.text(10, 38, 'blue: the stack dd used; red: past its end; '
-             'tick: the IRQ-entry check\'s line', 11)
-    top = 60
+    legend(svg, 12, 18, ((COLORS['task'], "the stack dd's descent used"),
+                         (COLORS['past'], 'past its end'),
+                         (COLORS['faint'], 'unused')))
+    svg.line(12, 32, 24, 32, COLORS['frame'], width=3)
+    svg.text(31, 36, "the IRQ-entry check's line: it reports when an "
+             "interrupt finds esp under it", SMALL)
+    # The end of every stack, where STACK_END_MAGIC is: one line for all.
+    svg.line(x(0), top - 8, x(0), axis, COLORS['magic'], dash=True)
+    svg.text(x(0), top - 12, 'end of the stack (STACK_END_MAGIC)', SMALL,
+             'middle', color=COLORS['magic'])
     for i, r in enumerate(runs):
-        stage, descent, size = r['stage'], r['descent'], int(r['thread_size'])
+        stage, size = r['stage'], int(r['thread_size'])
         y = top + i * row_h
-        svg.text(10, y + 15, 'stage %s, %s' % (stage, descent.replace(
-            'frames', 'frames:').replace('room', 'room:')), 12)
-        svg.text(10, y + 30, '%d K stack' % (size // 1024), 11)
-        svg.rect(x(0), y + 4, x(size) - x(0), 22, COLORS['faint'],
-                 COLORS['line'])
+        svg.text(12, y + 14, 'stage %s, %dK' % (stage, size // 1024), TEXT,
+                 bold=True)
+        svg.text(12, y + 30, r['descent'].replace('frames', 'frames:')
+                 .replace('room', 'room:'), SMALL)
+        svg.rect(x(0), y, x(size) - x(0), bar_h, COLORS['faint'], COLORS['line'])
+        base = y + bar_h - 6              # text baseline inside the bar
         if r['bytes_left']:
-            left = int(r['bytes_left'])
-            svg.rect(x(max(left, 0)), y + 4, x(size) - x(max(left, 0)), 22,
-                     COLORS['task'])
-            if left < 0:
-                svg.rect(x(left), y + 4, x(0) - x(left), 22, COLORS['past'])
-            svg.text(x(left) - 4, y + 19, '%d' % left, 11, 'end', mono=True)
+            deepest = int(r['bytes_left'])
+            svg.rect(x(max(deepest, 0)), y, x(size) - x(max(deepest, 0)),
+                     bar_h, COLORS['task'], COLORS['line'])
+            if deepest < 0:
+                # Past the end: the number inside the red part when it
+                # fits there, else just left of it.
+                label = '%d bytes past' % -deepest
+                svg.rect(x(deepest), y, x(0) - x(deepest), bar_h,
+                         COLORS['past'], COLORS['line'])
+                if text_width(label, SMALL) + 8 < x(0) - x(deepest):
+                    svg.text(x(deepest) + 4, base, label, SMALL, color='#ffffff')
+                else:
+                    svg.text(x(deepest) - 4, base, label, SMALL, 'end')
+            else:
+                # At the right end of the used part, clear of the check's
+                # line, which lies near the stack's end.
+                svg.text(x(size) - 4, base, '%d bytes left' % deepest, SMALL,
+                         'end')
         else:
-            svg.text(x(0) - 4, y + 19, 'no report', 11, 'end')
+            svg.text(x(size) - 4, base, 'no report of its depth', SMALL, 'end')
         warn = facts.stage(stage)['warning_line']
-        svg.line(x(warn), y + 1, x(warn), y + 29, COLORS['frame'], width=2)
+        svg.line(x(warn), y - 3, x(warn), y + bar_h + 3, COLORS['frame'], width=3)
         outcome = ('panic' if r['panic'] else
                    'dd survived' if r['dd_returned'] == 'yes' else
                    'dd never returned')
-        svg.text(x(size), y + 40, 'IRQ-entry check fired %s×; %s' % (
-            r['checks_fired'], outcome), 10, 'end')
-    axis = top + row_h * len(runs) + 4
-    svg.line(x(0), top - 6, x(0), axis, COLORS['magic'], dash=True)
-    svg.text(x(0), axis + 14, 'end of stack (STACK_END_MAGIC)', 11, 'middle',
-             color=COLORS['magic'])
-    for b in (-3000, 4096, 8192):
-        svg.text(x(b), axis + 14, '%d' % b, 10, 'middle', mono=True)
+        svg.text(x(0) + 4, y + bar_h + 14, 'the check fired %s×; %s' % (
+            r['checks_fired'], outcome), SMALL)
+    # The axis: bytes above the stack's end, a tick every 1024.
+    svg.line(x(lo), axis, x(hi), axis)
+    for b in range(-3072, hi + 1, 1024):
+        svg.line(x(b), axis, x(b), axis + (6 if b % 2048 == 0 else 3))
+        if b % 2048 == 0:
+            svg.text(x(b), axis + 19, '%d' % b, SMALL, 'middle', mono=True)
+    svg.text((x(lo) + x(hi)) / 2, axis + 38, 'bytes above the end of the '
+             'stack (negative: past it)', SMALL, 'middle')
     svg.write(os.path.join(out, 'lab4-depth.svg'))
 
 
 def lab5(results, out):
-    """Threads at 8K and 4K, with free memory whole and cut into pages."""
+    """Threads at 8K and 4K, with free memory whole and cut into pages,
+    both panels on one scale."""
     runs = {int(r['thread_size']): r
             for r in read_table(os.path.join(results, 'lab5-memory.tsv'))}
     big, small = runs[8192], runs[4096]
-    svg = Svg(640, 300, 'Lab 5: threads at 8K and 4K stacks')
-    svg.text(10, 20, 'Lab 5: threads a 128 MiB guest can create', 14,
-             bold=True)
     panels = (('until 8 MB are left free', 'threads'),
-              ('with free memory cut into single pages', 'threads_fragmented'))
+              ('free memory cut into single pages', 'threads_fragmented'))
+    values = [int(r[col]) for _, col in panels for r in (big, small)]
+    step = 5000
+    top_value = -(-max(values) // step) * step          # round up
+    svg = Svg(600, 330, 'Lab 5: threads at 8K and 4K stacks')
+    left, base, h = 62, 260, 200
+
+    def y(n):
+        return base - h * n / top_value
+
+    svg.text(12, 18, 'Threads created, on one scale for both panels', TEXT,
+             bold=True)
+    for n in range(0, top_value + 1, step):
+        svg.line(left - 5, y(n), left, y(n))
+        svg.line(left, y(n), 588, y(n), '#dddddd')
+        svg.text(left - 8, y(n) + 4, '%d' % n, SMALL, 'end', mono=True)
+    svg.line(left, base, left, y(top_value))
     for p, (title, col) in enumerate(panels):
-        x0, base, h = 30 + p * 310, 250, 180
+        x0 = left + 14 + p * 264
         n8, n4 = int(big[col]), int(small[col])
-        top = max(n8, n4)
-        svg.text(x0, 45, title, 12, bold=True)
+        svg.text(x0 + 115, 42, title, TEXT, 'middle', bold=True)
         for j, (label, n, color) in enumerate((('8K stacks', n8, COLORS['hardirq']),
                                                ('4K stacks', n4, COLORS['task']))):
-            bh = h * n / top
-            bx = x0 + 30 + j * 120
-            svg.rect(bx, base - bh, 80, bh, color, COLORS['line'])
-            svg.text(bx + 40, base - bh - 5, '%d' % n, 12, 'middle', mono=True)
-            svg.text(bx + 40, base + 16, label, 11, 'middle')
-        svg.line(x0 + 20, base, x0 + 270, base)
-        svg.text(x0 + 140, base + 36, '4K / 8K = %.1f×' % (n4 / n8), 12,
+            bx = x0 + 20 + j * 120
+            svg.rect(bx, y(n), 80, base - y(n), color, COLORS['line'])
+            svg.text(bx + 40, y(n) - 5, '%d' % n, TEXT, 'middle', mono=True)
+            svg.text(bx + 40, base + 17, label, SMALL, 'middle')
+        svg.text(x0 + 115, base + 40, '4K / 8K = %.1f×' % (n4 / n8), TEXT,
                  'middle', bold=True)
+    svg.line(left, base, 588, base)
     svg.write(os.path.join(out, 'lab5-threads.svg'))
 
 

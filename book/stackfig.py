@@ -87,16 +87,16 @@ def figure(path):
                      % esp)
         if i:
             before, its_esp = order[i - 1]
-            links.append((i, 0.0, i - 1, place(its_esp, before),
-                          'saved esp'))
+            links.append((i, 0.0, i - 1, place(its_esp, before)))
         columns.append(col)
     # The softirq stack, when the chain did not pass through it: unused now.
     if all(a.kind != 'softirq' for a, _ in chain):
         columns += [column(a, cpu, None) for a in known
                     if a.kind == 'softirq']
     owner = chain[-1][0].owner
-    note = ('A real stop (stage 2, %d-byte stacks). thread_info is not on '
-            'the stack: it is the first member of task_struct, at %#x.'
+    note = ('A real stop (stage 2, %d-byte stacks). Each arrow starts at a '
+            'saved esp. thread_info is not on the stack: it is the first '
+            'member of task_struct, at %#x.'
             % (hard.size, int(owner['thread_info'].address)))
     draw(path, "A device interrupt on CPU %d: the switch onto the hardirq "
          "stack" % cpu, note, columns, links)

@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """book/transcripts.py: make the workbook's transcripts (make transcripts).
 
-For each book/transcripts/labN.gdb: boot lab N's stage as `make lab` does,
-run labs/N/lab.gdb and then the walk in gdb batch mode, and write the
-session to build/book/transcripts/labN.txt, headed by what it was run
-on. Addresses and pids are kept as they were, and labelled so. Where lab
+For each book/transcripts/labN.gdb (or labN-NAME.gdb, another walk from
+the same lab's stop): boot lab N's stage as `make lab` does, run
+labs/N/lab.gdb and then the walk in gdb batch mode, and write the
+session to build/book/transcripts/labN.txt (labN-NAME.txt), headed by
+what it was run on. A walk's `echo <K>\n` after a command puts callout K
+on that command's line, for the chapter to explain. Addresses and pids are kept as they were, and labelled so. Where lab
 2's walk ends (a CPU on its hardirq stack), the same session draws the
 figure of the stacks (book/stackfig.py). Lab 6 is a crash session: its
 commands, without the kernel log.
+
+A transcript shows what the learner's terminal shows: each command after
+its prompt, "(gdb) " or "crash> " (gdb's batch mode prints a command as a
+"+cmd" trace line instead), and its output. Lines longer than the PDF's
+page is wide are broken, the break marked with WRAP_MARK. The workbook
+shows them as [source,session] blocks (book/session_lexer.rb).
 """
 import glob
 import os
@@ -15,6 +23,7 @@ import platform
 import re
 import subprocess
 import sys
+import textwrap
 from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,6 +37,45 @@ OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
 # What draws a figure at the end of a lab's walk.
 FIGURE_OF = {2: os.path.join(HERE, 'stackfig.py')}
+# A transcript line fits across the PDF's page in this many characters
+# (book/workbook-theme.yml's code font); a longer one is broken, the
+# break marked, and continued two spaces in.
+WIDTH = 86
+WRAP_MARK = '\u21a9'
+# What crash's batch output gets before each command, to be replaced by
+# its prompt.
+CRASH_MARK = '@@ks-command@@ '
+
+
+def fitted(line):
+    """LINE as lines of at most WIDTH characters, each piece but the last
+    ending in WRAP_MARK: broken after a space in its second half, or else
+    after a slash (paths are long), or else anywhere. Comment lines
+    continue as comments."""
+    if line.startswith('# '):
+        return textwrap.wrap(line, WIDTH, subsequent_indent='#   ')
+    pieces, indent = [], ''
+    while len(indent + line) > WIDTH:
+        room = WIDTH - len(indent) - 1
+        cut = (line.rfind(' ', room // 2, room) + 1 or
+               line.rfind('/', room // 2, room) + 1 or room)
+        pieces.append(indent + line[:cut] + WRAP_MARK)
+        line, indent = line[cut:], '  '
+    return pieces + [indent + line]
+
+
+def terminal(lines, prompt, trace='+'):
+    """Raw session lines as the terminal shows them: a command's trace
+    line (gdb's "+cmd") becomes PROMPT + cmd; "++cmd", a command run
+    inside another, is not shown, since nobody typed it."""
+    out = []
+    for line in lines:
+        if line.startswith(trace * 2):
+            continue
+        if line.startswith(trace):
+            line = prompt + line[len(trace):]
+        out += fitted(line)
+    return out
 
 
 def first_line(argv):
@@ -46,11 +94,28 @@ def write(name, text):
     say(path)
 
 
+def callouts(lines):
+    """Lines with each "<K>" printed by a walk's `echo <K>\\n` moved to
+    the end of the command line before it, its own trace line dropped."""
+    out = []
+    for line in lines:
+        if re.fullmatch(r'\+echo <\d+>\\n', line):
+            continue
+        if re.fullmatch(r'<\d+>', line):
+            i = max(i for i, l in enumerate(out)
+                    if l.startswith('+') and not l.startswith('++'))
+            out[i] += '  ' + line
+            continue
+        out.append(line)
+    return out
+
+
 def gdb_session(n, walk):
     lab = facts.lab(n)
+    name = os.path.basename(walk)[:-len('.gdb')]
     args = ['-x', os.path.join(TOP, 'labs', 'guard.py'),
             '-x', os.path.join(lab['folder'], 'lab.gdb'), '-x', walk]
-    if n in FIGURE_OF:
+    if n in FIGURE_OF and name == 'lab%d' % n:
         args += ['-ex', 'set trace-commands off', '-x', FIGURE_OF[n]]
     with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
         run = guest.gdb(args, timeout=120, env={'KS_FIGURES': FIGURES})
@@ -61,30 +126,39 @@ def gdb_session(n, walk):
     # From the lab's banner on: the boot and attach lines are noise.
     session = run.output[run.output.index('==== Lab '):]
     noise = ('[Inferior 1 (process 1) detached]', '+set trace-commands off')
-    lines = [l for l in session.splitlines() if l not in noise]
+    lines = callouts([l for l in session.splitlines() if l not in noise])
     head = ['# A real session: stage %s, %s %s host, %s,' % (
                 lab['stage'], platform.system(), platform.release(),
                 first_line(['qemu-system-i386', '--version'])),
             '# %s, %s. Addresses and pids are this run\'s.' % (
                 first_line(['gdb', '--version']), today())]
-    write('lab%d.txt' % n, '\n'.join(head + lines) + '\n')
+    write(name + '.txt', '\n'.join(terminal(head + lines, '(gdb) ')) + '\n')
 
 
 def crash_session(n):
+    """The lab's crash commands (labs/N/crash.cmds, without its echo
+    lines and the kernel log, which is long and is lab 4's), each after
+    crash's prompt. crash prints a task's comm as all its 16 bytes, the
+    unused ones as \\000: they are cut, and the head says so."""
     stage = facts.lab(n)['stage']
     with open(os.path.join(TOP, 'labs', str(n), 'crash.cmds')) as f:
-        out = crash.run(stage, f.read().splitlines())
-    out = out[:out.index('==== log\n')] if '==== log\n' in out else out
-    head = '# A real crash session: stage %s, crash 8.0.2 (Debian i386, run by ' \
-           'qemu-i386), %s.\n' % (stage, today())
-    write('lab%d.txt' % n, head + out)
+        commands = [c for c in f.read().splitlines()
+                    if c and not c.startswith('echo ') and c not in ('log', 'quit')]
+    out = crash.run(stage, [line for c in commands
+                            for line in ('echo ' + CRASH_MARK + c, c)])
+    head = ['# A real crash session: stage %s, crash 8.0.2 (Debian i386, run by '
+            'qemu-i386), %s. The \\000 bytes that pad each comm are cut.'
+            % (stage, today())]
+    lines = [re.sub(r'(\\000)+"', '"', line) for line in out.splitlines()]
+    write('lab%d.txt' % n,
+          '\n'.join(terminal(head + lines, 'crash> ', CRASH_MARK)) + '\n')
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(FIGURES, exist_ok=True)
     for walk in sorted(glob.glob(os.path.join(HERE, 'transcripts', 'lab*.gdb'))):
-        gdb_session(int(re.search(r'lab(\d+)\.gdb$', walk).group(1)), walk)
+        gdb_session(int(re.search(r'lab(\d+)(-[\w-]+)?\.gdb$', walk).group(1)), walk)
     for n in facts.labs():
         if facts.lab(n)['kind'] == 'crash':
             crash_session(n)

@@ -18,7 +18,7 @@
 # every host, and the guest's busybox only ever runs in the guest.
 PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
-xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf
+xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
 ${KSTACK_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"

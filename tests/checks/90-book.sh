@@ -1,19 +1,25 @@
 # The workbook, built from this run: transcripts made now (book/
 # transcripts.py), the tables and plots of labs 4 and 5 from checks 86 and
 # 87, lab 2's figure drawn from its session; the build fails on a missing
-# piece, an asciidoctor warning or a marked symbol its stage lacks.
+# piece, an asciidoctor warning or a marked symbol its stage lacks. Then
+# how it renders, as a reader sees it: code spans verbatim in the HTML
+# (book/codespans.py), and transcripts, figures, tables, fonts, the HTML
+# on a phone in Chromium and the PDF's figure pages (book/rendercheck.py,
+# which leaves its screenshots in build/book/screens for a person to see).
 . "$TOP/vm/lib.sh"
 . "$TOP/tests/lib.sh"
 
 book=$BUILD/book
-rm -rf "$book/transcripts" "$book/figures" "$book/index.html" "$book/index.pdf"
+rm -rf "$book/transcripts" "$book/figures" "$book/screens" "$book/index.html" "$book/index.pdf"
 
 if "$TOP/book/transcripts.py" >&2; then
 	n=0
 	for f in "$book"/transcripts/lab*.txt; do
 		lab=$(basename "$f" .txt)
-		# Each one is a real session: lab.gdb's banner (or crash's sys).
-		if grep -q "^==== Lab ${lab#lab}:" "$f" || grep -q '^ *PANIC: ' "$f"; then
+		k=${lab#lab}
+		# Each one is a real session: lab.gdb's banner (or crash's sys);
+		# lab3-step.txt is a second walk of lab 3.
+		if grep -q "^==== Lab ${k%%-*}:" "$f" || grep -q '^ *PANIC: ' "$f"; then
 			n=$((n + 1))
 		else
 			not_ok "transcript $lab.txt shows its lab's session (see $f)"
@@ -28,7 +34,7 @@ fi
 # the CPU whose hardirq stack ks-bt's first frame is on there, and that
 # CPU's hardirq stack as ks-irqstacks lists it.
 t=$book/transcripts/lab2.txt
-cpu=$(sed -n '/^+ks-bt$/,$p' "$t" 2>/dev/null | sed -n 's/^#0 .* hardirq cpu\([0-9]*\)$/\1/p' | head -n 1)
+cpu=$(sed -n '/^(gdb) ks-bt$/,$p' "$t" 2>/dev/null | sed -n 's/^#0 .* hardirq cpu\([0-9]*\)$/\1/p' | head -n 1)
 base=$(awk -v c="$cpu" '$1 == c && $2 == "hardirq" { split($3, a, "-"); print a[1]; exit }' "$t" 2>/dev/null)
 if [ -n "$base" ] && grep -q ">$base<" "$book/figures/irq-stacks.svg" 2>/dev/null &&
    grep -q "on CPU $cpu:" "$book/figures/irq-stacks.svg"; then
@@ -94,11 +100,32 @@ if [ $rc = 0 ]; then
 else
 	not_ok "every code span of the book's sources is in its HTML verbatim: $(echo "$spans" | tail -n 1)"
 fi
+# The three damages issue 14 found: lab 0's old row (paired __ became
+# emphasis), a gdb command whose -> became an arrow, and `dd`'s, whose
+# code font ran on.
 printf '%s\n' '= Old row' '' '|===' '| 2.6 | 6.1' \
-	'| `do_IRQ()` | `common_interrupt()` -> `__common_interrupt()` -> `__handle_irq()`' '|===' > "$tmp/row.adoc"
+	'| `do_IRQ()` | `common_interrupt()` -> `__common_interrupt()` -> `__handle_irq()`' '|===' '' \
+	'Type `p &((struct task_struct *)0)->thread_info` in `dd`'"'"'s stack.' > "$tmp/row.adoc"
 asciidoctor -o "$tmp/row.html" "$tmp/row.adoc"
 if python3 "$TOP/book/codespans.py" "$tmp/row.html" "$tmp/row.adoc" > "$tmp/out" 2>&1; then
 	not_ok "the code-span check catches lab 0's old mapping row (it passed)"
 else
-	expect "the code-span check catches lab 0's old mapping row" grep -q '__common_interrupt()' "$tmp/out"
+	cat "$tmp/out" >&2
+	expect "the code-span check catches lab 0's old mapping row, an arrowed -> and \`dd\`'s" \
+		sh -c 'grep -q "__common_interrupt()" "$1" && grep -q "thread_info\`" "$1" && grep -q "\`dd\`" "$1"' x "$tmp/out"
 fi
+
+# The rendering as a reader sees it (book/rendercheck.py prints its own
+# ok / not ok lines; its log lists the screenshots and pages to look at).
+python3 "$TOP/book/rendercheck.py" "$book" "$book/screens" ||
+	echo "book/rendercheck.py: see the lines above and build/book/screens" >&2
+# ... and it can fail: an old transcript (gdb's "+cmd" lines, crash's
+# padded comm) and an old figure (860 units wide, 10-unit text: 5.8 pt).
+mkdir -p "$tmp/old/transcripts" "$tmp/old/figures"
+printf '%s\n' '+bt 6' '#0  __handle_irq (desc=0xc010d500)' '  comm = "dd\000\000\000",' > "$tmp/old/transcripts/lab9.txt"
+printf '%s\n' '<svg viewBox="0 0 860 550"><text font-size="10">esp</text></svg>' > "$tmp/old/figures/old.svg"
+python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import rendercheck as r
+r.check_transcripts(sys.argv[2]); r.check_figure_text(sys.argv[2])' "$TOP/book" "$tmp/old" > "$tmp/out" 2>&1
+cat "$tmp/out" >&2
+expect "the rendering check catches an old transcript and an old figure" \
+	sh -c '[ "$(grep -c "^not ok - " "$1")" = 2 ]' x "$tmp/out"
