@@ -16,6 +16,9 @@ for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; 
 	n=${f#lab}
 	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.py (make check does)"
 done
+for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution; do
+	[ -s "$BUILD/results/$f.txt" ] || die "the book needs $BUILD/results/$f.txt: run tests/checks/88-exercises.py (make check does)"
+done
 "$TOP/book/reference.sh"
 python3 "$TOP/book/plots.py" "$BUILD/results" "$out/figures" || die "the plots of labs 4 and 5 failed"
 python3 "$TOP/book/figure26.py" "$out/figures" || die "the figure of 2.6's stacks failed"

@@ -48,8 +48,16 @@ def keep(n, name, out):
     os.makedirs(results, exist_ok=True)
     lines = [l for l in out.splitlines()
              if l.startswith(('ok - ', 'not ok - ', 'skip - ', '    ', 'lab '))]
+    # Broken to the PDF's width, the break marked as the transcripts'.
+    fitted = []
+    for line in lines:
+        while len(line) > 86:
+            cut = line.rfind(' ', 43, 85) + 1 or 85
+            fitted.append(line[:cut] + '\u21a9')
+            line = '        ' + line[cut:]
+        fitted.append(line)
     with open(os.path.join(results, 'exercise%d-%s.txt' % (n, name)), 'w') as f:
-        f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(lines) + '\n')
+        f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(fitted) + '\n')
 
 
 def first_failure(out):
