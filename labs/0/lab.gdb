@@ -17,6 +17,8 @@ continue
 break __handle_irq
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 
 echo \n
 echo ==== Lab 0: the lab machine (stage 0: Linux 6.1 as Debian ships it) ====\n

@@ -10,6 +10,8 @@ continue
 break do_IRQ
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 
 echo \n
 echo ==== Lab 1: one stack (stage 1: no IRQ stacks, 8K task stacks) ====\n

@@ -9,6 +9,8 @@ continue
 break do_IRQ
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 
 echo \n
 echo ==== Lab 2: IRQ stacks (stage 2: per-CPU hardirq and softirq stacks) ====\n

@@ -2,13 +2,16 @@
 #
 # Loaded by vm/ks for make lab (and by the grader, labs/3/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
-# common_interrupt), on the interrupted stack.
+# common_interrupt), on the interrupted stack. The menu's hints are each
+# run by tests/checks/32-lab3-hints.py: a new hint needs a check there.
 
 tbreak kernel_execve
 continue
 break do_IRQ
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 
 echo \n
 echo ==== Lab 3: 4K only (stage 3: one page per stack) ====\n
@@ -19,6 +22,10 @@ echo \  ks-where                  room left below $sp, and the warning line\n
 echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's\n
 echo \  ks-stack-picture          this stack, drawn\n
 echo \  ks-stack-use              how close every stack has come to its end\n
+echo Walk do_IRQ (an interrupt of kernel code: ks-where says a task stack):\n
+echo \  step                      ten times: __common_interrupt, handle_irq,\n
+echo \                            __handle_irq, the check, the asm with the xchg\n
+echo \  x/5i $pc                  then stepi to the xchg, ks-where, stepi, ks-where\n
 echo \  tbreak do_IRQ             then continue: the next interrupt; how much room now?\n
 echo The workload sends `dd` deep into its stack (lab module stackdeep):\n
 echo \  break print_stack_overflow   continue: the IRQ-entry check fired\n
@@ -26,4 +33,4 @@ echo \  ks-irqstacks              the saved esp: how little room was left\n
 echo \  ks-bt                     the recursion (descend) under the interrupt\n
 echo \  finish                    then lx-dmesg: the kernel's report\n
 echo \  delete / quit\n
-echo See labs/3/README.md.\n
+echo See labs/3/README.md and the workbook's chapter "Lab 3".\n

@@ -9,6 +9,8 @@ set breakpoint pending on
 break frames_write
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 watch -l *(unsigned long *)$lx_per_cpu("current_task")->stack
 
 echo \n

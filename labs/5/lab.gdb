@@ -8,6 +8,8 @@
 break copy_process if $_streq($lx_per_cpu("current_task")->comm, "threads")
 continue
 delete
+# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
+python import stepirq
 
 echo \n
 echo ==== Lab 5: what 4K stacks buy (stage 3: one page per thread) ====\n

@@ -1,24 +1,68 @@
-# Every lab's grader, as `make grade N=k` runs it (vm/ks grade), against a
-# fresh guest of the lab's stage; then the learner's answers file on lab
-# 0: the answers the grader found itself must pass, a wrong one must fail
-# by name.
+# Every lab's grader, as `make grade N=k ANSWERS=file` runs it (vm/ks
+# grade), against a fresh guest of the lab's stage, with an answers file
+# that answers each of the lab's "why" questions twice: rightly, which
+# must pass, and wrongly, which must fail by name (and be the run's only
+# failures). Then the learner's answers file on lab 0: the answers the
+# grader found itself must pass, a wrong one must fail by name.
 . "$TOP/vm/lib.sh"
 . "$TOP/tests/lib.sh"
+
+# why_answers N FILE: write lab N's "why" questions (labs/N/lab.toml) to
+# FILE, each answered twice: the right choice (or a sentence with a word
+# the question accepts), then the next choice (or words it does not
+# accept). Prints them as "key<TAB>right<TAB>wrong" lines.
+why_answers() {
+	python3 - "$TOP/vm" "$1" "$2" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import facts
+n, path = int(sys.argv[2]), sys.argv[3]
+with open(path, 'w') as f:
+    for key, q in facts.lab(n)['questions'].items():
+        if 'answer' in q:
+            right = q['answer']
+            wrong = 'abcd'[('abcd'.index(right) + 1) % 4]
+        elif 'accept' in q:
+            right, wrong = 'it is the %s' % q['accept'][0], 'no idea'
+            assert not any(w.lower() in wrong for w in q['accept'])
+        else:
+            continue
+        f.write('%s = %s\n%s = %s\n' % (key, right, key, wrong))
+        print('%s\t%s\t%s' % (key, right, wrong))
+EOF
+}
 
 log0=
 for d in "$TOP"/labs/[0-9]*/; do
 	n=$(basename "$d")
 	[ -f "$d/lab.toml" ] || continue
 	start=$(date +%s)
-	out=$("$TOP/vm/ks" grade "$n" 2>&1) && rc=0 || rc=$?
+	answers=$BUILD/check/lab$n.why
+	whys=$(why_answers "$n" "$answers")
+	cat "$answers" >&2
+	wrong=$(echo "$whys" | grep -c . || true)
+	out=$("$TOP/vm/ks" grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
 	echo "$out" >&2
-	echo "$out" | grep -e '^ok - ' -e '^not ok - ' | sed "s/^\(not ok\|ok\) - /\1 - lab $n: /"
+	# The grader's own checks; the answers are judged below.
+	echo "$out" | grep -e '^ok - ' -e '^not ok - ' | grep -v -e '^ok - answer ' -e '^not ok - answer ' |
+		sed "s/^\(not ok\|ok\) - /\1 - lab $n: /"
 	last=$(echo "$out" | tail -n 1)
-	# A skipped check did not pass either: "P passed, 0 failed" alone.
-	case $rc/$last in
-	"0/lab $n: "*" passed, 0 failed (log: "*) ok "make grade N=$n passes, exit $rc, in $(($(date +%s) - start)) s" ;;
-	*) not_ok "make grade N=$n passes (exit $rc: $last)" ;;
+	# A skipped check did not pass either: "P passed, W failed" alone, the
+	# W failures being the wrong answers.
+	case $last in
+	"lab $n: "*" passed, $wrong failed (log: "*) ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given, $wrong (exit $rc), in $(($(date +%s) - start)) s" ;;
+	*) not_ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given, $wrong (exit $rc: $last)" ;;
 	esac
+	echo "$whys" | while IFS='	' read -r key right bad; do
+		[ -n "$key" ] || continue
+		what="lab $n: $key: the right answer ($right) passes, a wrong one ($bad) fails by name"
+		if echo "$out" | grep -qxF "ok - answer $key = $right" &&
+		   echo "$out" | grep -qF "not ok - answer $key = $bad: not the reason"; then
+			ok "$what"
+		else
+			not_ok "$what"
+		fi
+	done
 	[ "$n" != 0 ] || log0=$(echo "$last" | sed -n 's/.*(log: \(.*\))$/\1/p')
 done
 

@@ -64,7 +64,7 @@ expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found
 threads=$(python3 "$TOP/vm/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
 expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
 	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
-for f in irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do
+for f in hw-entry irq-path thread-union stage-budget irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do
 	if grep -q "figures/$f.svg" "$html" && [ -s "$book/figures/$f.svg" ]; then
 		ok "the HTML shows figure $f.svg, drawn in this run"
 	else

@@ -1,0 +1,86 @@
+# Lab 3's hints all do what they say: from the lab's stop (labs/3/lab.gdb,
+# as make lab runs it), tests/gdb/lab3_hints.py follows the menu, hint by
+# hint, and here each hint's output must show what the menu promises.
+# Every hint of the menu must have a promise below: a new hint without
+# one fails. The stop, the walk and the overflow are stage 3's (lab 3's
+# stage, from labs/3/lab.toml).
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from checklib import TOP, Guest, expect, facts, probe, records  # noqa: E402
+
+LAB = 3
+lab = facts.lab(LAB)
+stage = lab['stage_facts']
+WARN = stage['warning_line']
+
+# hint: (what the menu says it shows, regular expressions its output must
+# all match, regular expressions its stops must all match: one line
+# "function: source line" per command that ran the guest)
+PROMISES = {
+    'p sizeof(init_stack)': ('THREAD_SIZE: %d' % stage['thread_size'],
+                             [r'= %d\n' % stage['thread_size']], []),
+    'ks-where': ('the room left below $sp, and the warning line',
+                 [r'\$sp 0x[0-9a-f]+ is on ', r'\d+ used, \d+ free',
+                  r'above the warning line \(%d above the bottom\)' % WARN], []),
+    'ks-thread-info': ("2.6's sp & ~(THREAD_SIZE-1), and 6.1's",
+                       [r'2\.6: thread_info = sp & ~\(THREAD_SIZE-1\) = 0x',
+                        r'6\.1: thread_info = &task->thread_info'], []),
+    'ks-stack-picture': ('this stack, drawn, with the warning line',
+                         [r'\+-+\+ top', r'<- \$sp',
+                          r'warning line \(%d above the bottom\)' % WARN], []),
+    'ks-stack-use': ('how close every stack has come to its end',
+                     [r'below warning line\?', r'hardirq cpu0', r'task \d+ '], []),
+    'step': ('ten steps: __common_interrupt, handle_irq, __handle_irq, the '
+             'check, the asm with the xchg', [],
+             [r'^__common_interrupt: handle_irq\(desc, regs\);$',
+              r'^handle_irq: __handle_irq\(desc, regs\);$',
+              r'^__handle_irq: int overflow = check_stack_overflow\(\);$',
+              r'^execute_on_irq_stack: ',
+              r'execute_on_irq_stack: asm volatile\("xchgl\t%%ebx,%%esp\t\\n"\Z']),
+    'x/5i $pc': ('stepi to the xchg, ks-where on the task stack, stepi, '
+                 'ks-where on the hardirq stack',
+                 [r'=> 0x[0-9a-f]+ <__handle_irq\+\d+>:\txchg   %ebx,%esp\n'
+                  r'CPU \d: \$sp 0x[0-9a-f]+ is on the task stack of pid \d+'
+                  r'(.*\n)*CPU \d: \$sp 0x[0-9a-f]+ is on CPU \d\'s hardirq stack'], []),
+    'tbreak do_IRQ': ('then continue: the next interrupt', [],
+                      [r'^common_interrupt: DEFINE_IDTENTRY_IRQ\(common_interrupt\)\Z']),
+    'break print_stack_overflow': ('continue: the IRQ-entry check fired', [],
+                                   [r'^print_stack_overflow: ']),
+    'ks-irqstacks': ('the saved esp: how little room was left',
+                     [r'\d+\s+hardirq\s+\S+\s+yes\s+0x[0-9a-f]+\s+task \d+ dd'], []),
+    'ks-bt': ('the recursion (descend) under the interrupt',
+              [r'print_stack_overflow', r'descend\+'], []),
+    'finish': ("then lx-dmesg: the kernel's report",
+               [r'low stack detected by irq handler'],
+               [r'^(?!print_stack_overflow)\w+: ']),
+    'delete / quit': ('no breakpoints left; quit ends gdb',
+                      [r'No breakpoints or watchpoints'], []),
+}
+
+with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
+    run = probe(guest, 'lab3_hints.py', 300, args=[
+        '-x', os.path.join(TOP, 'labs', 'guard.py'),
+        '-x', os.path.join(lab['folder'], 'lab.gdb')])
+
+hints = records(run, 'hint')
+expect(hints, 'lab 3\'s menu has hints, each followed from the lab\'s stop',
+       'no records (gdb exit %s)' % run.rc)
+for h in hints:
+    promise = PROMISES.get(h['hint'])
+    if promise is None:
+        expect(False, 'lab 3\'s hint "%s" has a promise in this check' % h['hint'],
+               'none: add one to PROMISES')
+        continue
+    says, out, stop = promise
+    stops = '\n'.join('%s: %s' % (f, line) for f, line in h['stops'])
+    missing = ([p for p in out if not re.search(p, h['output'])] +
+               [p for p in stop if not re.search(p, stops, re.M)])
+    expect(not missing and 'error' not in h,
+           'lab 3\'s hint "%s" shows %s' % (h['hint'], says),
+           h.get('error') or 'no match for %s in: %s' % (
+               missing, (h['output'][-500:] + ' || stops: ' + stops).replace('\n', ' | ')))
+expect(run.rc == 0 and hints and hints[-1]['hint'] == 'delete / quit',
+       'quit, the last hint, ends gdb (exit 0)', 'exit %s' % run.rc)
