@@ -18,7 +18,7 @@ import os
 import subprocess
 
 import facts
-from session import TOP, GuestError, say, stage_dir
+from session import BUILD, TOP, GuestError, say, stage_dir
 
 
 def tree(n):
@@ -67,8 +67,7 @@ def make(n):
         return src
     base = str(ex['base'])
     subprocess.check_call([os.path.join(TOP, 'vm', 'tree.sh'), base])
-    base_src = (os.path.join(os.environ.get('BUILD') or os.path.join(TOP, 'build'),
-                             'src', 'linux') if base == '0' else
+    base_src = (os.path.join(BUILD, 'src', 'linux') if base == '0' else
                 os.path.join(stage_dir(base), 'src'))
     tmp = src + '.tmp'
     _run(['rm', '-rf', tmp])

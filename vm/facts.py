@@ -73,7 +73,7 @@ def lab(n):
             raise Unknown('lab %d has no exercise (labs with one: %s)' % (
                 n, ' '.join(str(k) for k in valid if 'exercise' in
                             _load(os.path.join(TOP, 'labs', str(k), 'lab.toml')))))
-        facts.update(stage='e%d' % n, stage_facts=dict(
+        facts.update(lab_stage=facts['stage'], stage='e%d' % n, stage_facts=dict(
             facts['stage_facts'], **facts['exercise'].get('stage_facts', {})))
     # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
     facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])

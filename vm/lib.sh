@@ -161,10 +161,3 @@ ccache_misses() {
 	CCACHE_DIR="$BUILD/ccache" ccache --print-stats 2>/dev/null |
 		awk '$1 == "cache_miss" { n = $2 } END { print n + 0 }'
 }
-
-# thread_size K: THREAD_SIZE of stage K's kernel, in bytes, as its DWARF
-# says (init_stack is THREAD_SIZE bytes long).
-thread_size() {
-	gdb -q -batch -nx -iex 'set auto-load no' -ex 'print sizeof(init_stack)' \
-		"$(stage_obj "$1")/vmlinux" 2>/dev/null | sed -n 's/^\$1 = //p'
-}

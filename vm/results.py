@@ -47,6 +47,16 @@ def write_table(path, columns, rows):
     os.replace(path + '.tmp', path)
 
 
+def write_experiment(base, columns, rows, text, adoc):
+    """An experiment's outputs: BASE.tsv (the rows), BASE.txt (TEXT, for
+    a terminal, also printed) and BASE.adoc (ADOC, the workbook's table)."""
+    write_table(base + '.tsv', columns, rows)
+    for ext, content in (('.txt', text), ('.adoc', adoc)):
+        with open(base + ext, 'w') as f:
+            f.write(content)
+    print(text, end='')
+
+
 def read_table(path):
     """The rows of a table written by write_table, as dicts by column."""
     with open(path) as f:

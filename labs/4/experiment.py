@@ -176,12 +176,7 @@ def main():
                 guest, row = experiment(k, mode, n, log)
                 rows.append(row)
     setup = 'QEMU %s, %d CPUs' % (guest.accel.upper(), guest.cpus)
-    results.write_table(base + '.tsv', COLUMNS, rows)
-    with open(base + '.txt', 'w') as f:
-        f.write(text(rows, setup))
-    with open(base + '.adoc', 'w') as f:
-        f.write(adoc(rows))
-    sys.stdout.write(text(rows, setup))
+    results.write_experiment(base, COLUMNS, rows, text(rows, setup), adoc(rows))
 
 
 if __name__ == '__main__':

@@ -139,12 +139,7 @@ def main():
             rows.append(row)
     setup = '%d CPUs, %d MiB, QEMU %s' % (guest.cpus, guest.mem,
                                          guest.accel.upper())
-    results.write_table(base + '.tsv', COLUMNS, rows)
-    with open(base + '.txt', 'w') as f:
-        f.write(text(rows, setup))
-    with open(base + '.adoc', 'w') as f:
-        f.write(adoc(rows))
-    sys.stdout.write(text(rows, setup))
+    results.write_experiment(base, COLUMNS, rows, text(rows, setup), adoc(rows))
 
 
 if __name__ == '__main__':
