@@ -3,23 +3,27 @@
 # background. vm/ks runs it for the next lab's stage while a learner works
 # in a lab, so that `make lab N=N+1` finds it built. AHEAD=0 turns it off.
 #
-# The build runs detached (setsid), so quitting the lab does not end it,
-# at the lowest CPU and I/O priority (nice 19, ionice idle), so the guest
-# and gdb keep the machine: at a gdb prompt the guest is halted and the
-# build gets the idle cores. A new session is also a new scheduling
-# autogroup (Debian's kernels group tasks by session), and nice only
-# ranks tasks within their group: the group itself is niced too, or the
-# build would take half the machine from the guest whatever its nice. It takes the same build lock as any build:
-# a `make lab` that needs the stage waits for it, showing its progress,
-# instead of starting a second build. vm/kernel.sh writes the stage's
-# stamp last, so a build stopped half-way is never taken for complete.
+# The build runs detached (setsid), so quitting the lab does not end it.
+# It yields the machine to the guest and gdb:
+# - the SCHED_IDLE policy (chrt --idle): it runs only on a core nothing
+#   else wants, and a waking guest thread takes that core from it at once;
+# - nice 19 (what ps and top show) and ionice idle, for its disk I/O;
+# - a new session is a new scheduling autogroup (Debian's kernels group
+#   tasks by session), and the group itself is niced too: otherwise the
+#   group, and so the build, would get half the machine whatever its
+#   tasks' priority.
+# At a gdb prompt the guest is halted, and the build gets the idle cores.
+# It takes the same build lock as any build: a `make lab` that needs the
+# stage waits for it, showing its progress, instead of starting a second
+# build. vm/kernel.sh writes the stage's stamp last, so a build stopped
+# half-way is never taken for complete.
 # Log: build/ahead.log.
 . "$(dirname "$0")/lib.sh"
 
 # ahead.sh --build K: the build itself, in its new session.
 if [ "${1:-}" = --build ]; then
 	[ ! -w /proc/self/autogroup ] || echo 19 > /proc/self/autogroup
-	exec nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
+	exec chrt --idle 0 nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
 		ahead "$TOP" "$2"
 fi
 

@@ -55,11 +55,6 @@ mkdir -p "$obj"
 # LOCALVERSION puts the stage into uname -r, so a guest says which it is.
 kmake() { kernel_make "$src" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 
-configure() {
-	kmake tinyconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "$fragment"
-	kmake olddefconfig
-}
 
 # Kconfig silently drops an option whose dependencies are unmet; name every
 # option of the fragment that did not make it into the final .config.
@@ -78,7 +73,8 @@ verify_config() {
 }
 
 if [ ! -f "$obj/.config" ]; then
-	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/kernel.config)" configure
+	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/kernel.config)" \
+		kernel_config "$src" "$obj" "$fragment"
 	verify_config
 	echo "$key" > "$obj/config.key"
 fi

@@ -156,6 +156,14 @@ kernel_make() {
 		make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" "$@"
 }
 
+# kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with
+# FRAGMENT merged on top, completed by olddefconfig.
+kernel_config() {
+	kernel_make "$1" "$2" tinyconfig &&
+		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "$3" &&
+		kernel_make "$1" "$2" olddefconfig
+}
+
 # ccache_misses: how many compilations ccache could not hand back, so far.
 ccache_misses() {
 	CCACHE_DIR="$BUILD/ccache" ccache --print-stats 2>/dev/null |
