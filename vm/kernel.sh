@@ -40,14 +40,15 @@ case $k in e*) ;; *)
 esac
 build_lock
 case $k in
-e*)	what="lab ${k#e}'s exercise kernel"
-	# Reconfigure only when the fragment changed: a new .config would
-	# make Kbuild rebuild everything.
-	[ "$(cat "$obj/config.key" 2>/dev/null)" = "$key" ] || rm -f "$obj/.config" ;;
+e*)	what="lab ${k#e}'s exercise kernel" ;;
 *)	what="stage $k's kernel"
 	built && exit 0
 	"$TOP/vm/tree.sh" "$k" ;;
 esac
+# Reconfigure when the fragment changed, and only then: a new .config
+# makes Kbuild rebuild everything.
+config_key=$(sha256sum < "$fragment" | cut -c1-16)
+[ "$(cat "$obj/config.key" 2>/dev/null)" = "$config_key" ] || rm -f "$obj/.config"
 echo "$what|$obj/build.log" > "$BUILD/.build.what"
 rm -f "$obj/kernel.stamp"
 mkdir -p "$obj"
@@ -55,28 +56,13 @@ mkdir -p "$obj"
 # LOCALVERSION puts the stage into uname -r, so a guest says which it is.
 kmake() { kernel_make "$src" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 
-
-# Kconfig silently drops an option whose dependencies are unmet; name every
-# option of the fragment that did not make it into the final .config.
-verify_config() {
-	missing=
-	while read -r line; do
-		case $line in
-		CONFIG_*=*)
-			grep -qxF "$line" "$obj/.config" || missing="$missing $line" ;;
-		"# CONFIG_"*" is not set")
-			opt=${line#\# }; opt=${opt%% *}
-			! grep -q "^$opt=" "$obj/.config" || missing="$missing $line" ;;
-		esac
-	done < "$fragment"
-	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
-}
-
 if [ ! -f "$obj/.config" ]; then
 	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/kernel.config)" \
 		kernel_config "$src" "$obj" "$fragment"
-	verify_config
-	echo "$key" > "$obj/config.key"
+	# Kconfig silently drops an option whose dependencies are unmet.
+	missing=$(config_missing "$obj/.config" "$fragment")
+	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
+	echo "$config_key" > "$obj/config.key"
 fi
 # modules_prepare: so that a module (the checks' vermagic probe, a lab's
 # module) can be built against this stage with M=.

@@ -164,6 +164,22 @@ kernel_config() {
 		kernel_make "$1" "$2" olddefconfig
 }
 
+# config_missing CONFIG FRAGMENT: the lines of FRAGMENT that CONFIG (a
+# kernel's .config) does not hold, on one line.
+config_missing() {
+	missing=
+	while read -r line; do
+		case $line in
+		CONFIG_*=*)
+			grep -qxF "$line" "$1" || missing="$missing $line" ;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }; opt=${opt%% *}
+			! grep -q "^$opt=" "$1" || missing="$missing $line" ;;
+		esac
+	done < "$2"
+	echo "$missing"
+}
+
 # ccache_misses: how many compilations ccache could not hand back, so far.
 ccache_misses() {
 	CCACHE_DIR="$BUILD/ccache" ccache --print-stats 2>/dev/null |
