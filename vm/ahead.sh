@@ -5,8 +5,9 @@
 #
 # The build runs detached (setsid), so quitting the lab does not end it.
 # It yields the machine to the guest and gdb:
-# - the SCHED_IDLE policy (chrt --idle): it runs only on a core nothing
-#   else wants, and a waking guest thread takes that core from it at once;
+# - the SCHED_IDLE policy (chrt --idle), where the kernel allows it: a
+#   sliver of a busy core (weight 3 against a normal task's 1024), and a
+#   waking guest thread takes the core from it at once;
 # - nice 19 (what ps and top show) and ionice idle, for its disk I/O;
 # - a new session is a new scheduling autogroup (Debian's kernels group
 #   tasks by session), and the group itself is niced too: otherwise the
@@ -23,7 +24,9 @@
 # ahead.sh --build K: the build itself, in its new session.
 if [ "${1:-}" = --build ]; then
 	[ ! -w /proc/self/autogroup ] || echo 19 > /proc/self/autogroup
-	exec chrt --idle 0 nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
+	idle=
+	! chrt --idle 0 true 2>/dev/null || idle='chrt --idle 0'
+	exec $idle nice -n 19 ionice -c 3 sh -c '"$1/vm/kernel.sh" "$2" && "$1/vm/modules.sh" "$2"' \
 		ahead "$TOP" "$2"
 fi
 

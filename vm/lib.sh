@@ -78,28 +78,29 @@ tree_key() {
 # Elapsed-time progress for long steps: "run_logged LOG what cmd..." shows a
 # ticking line on a terminal and, on failure, the tail of the log and its path.
 run_logged() {
-	log=$1 what=$2; shift 2
-	start=$(date +%s)
-	"$@" > "$log" 2>&1 &
-	pid=$!
-	trap 'kill $pid 2>/dev/null; exit 130' INT TERM HUP
-	while kill -0 $pid 2>/dev/null; do
+	# Its own names: a caller's $what or $log must survive the call.
+	_rl_log=$1 _rl_what=$2; shift 2
+	_rl_start=$(date +%s)
+	"$@" > "$_rl_log" 2>&1 &
+	_rl_pid=$!
+	trap 'kill $_rl_pid 2>/dev/null; exit 130' INT TERM HUP
+	while kill -0 $_rl_pid 2>/dev/null; do
 		if [ -t 2 ]; then
-			printf '\r[%s] %s ... %ss ' "${0##*/}" "$what" $(( $(date +%s) - start )) >&2
+			printf '\r[%s] %s ... %ss ' "${0##*/}" "$_rl_what" $(( $(date +%s) - _rl_start )) >&2
 		fi
 		sleep 1
 	done
-	rc=0; wait $pid || rc=$?
+	_rl_rc=0; wait $_rl_pid || _rl_rc=$?
 	trap - INT TERM HUP
 	[ -t 2 ] && printf '\r' >&2
-	if [ $rc -ne 0 ]; then
-		say "$what FAILED after $(( $(date +%s) - start ))s; last lines of $log:"
-		tail -n 25 "$log" >&2
+	if [ $_rl_rc -ne 0 ]; then
+		say "$_rl_what FAILED after $(( $(date +%s) - _rl_start ))s; last lines of $_rl_log:"
+		tail -n 25 "$_rl_log" >&2
 		# The first error is the one to read (a compiler's, or make's).
-		first=$(grep -m 1 -E '(error|Error)[: ]' "$log" || true)
-		die "$what failed${first:+: $first} (full log: $log)"
+		_rl_first=$(grep -m 1 -E '(error|Error)[: ]' "$_rl_log" || true)
+		die "$_rl_what failed${_rl_first:+: $_rl_first} (full log: $_rl_log)"
 	fi
-	say "$what done in $(( $(date +%s) - start ))s"
+	say "$_rl_what done in $(( $(date +%s) - _rl_start ))s"
 }
 
 # build_lock: one kernel build at a time per build folder (two `make lab`
