@@ -40,6 +40,9 @@ config_cost() {
 	set -- $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 	[ $# = 2 ] || die "the config's cost needs two cores (CONFIG_COST=0 skips it)"
 	cores="$1 $2"
+	# The estimate is this machine's last run, if there was one.
+	last=$(cat "$cc/before.seconds" 2>/dev/null || true)
+	if [ -n "$last" ]; then took="the last run took ${last%.*} s here"; else took="about 12 minutes"; fi
 	rm -rf "$cc"
 	mkdir -p "$cc"
 	cat > "$cc/gcc" <<'WRAPPER'
@@ -63,7 +66,7 @@ WRAPPER
 		missing=$(config_missing "$cc/$c/.config" "$cc/$c.config")
 		[ -z "$missing" ] || die "Kconfig dropped options of the $c config:$missing"
 	done
-	say "two cold builds of stage 0 at once, one per core (about 12 minutes; logs in $cc)"
+	say "two cold builds of stage 0 at once, one per core ($took; logs in $cc)"
 	set -- $cores
 	for c in before today; do
 		# Each in its own process group, so that an interrupt stops it all.
