@@ -113,7 +113,7 @@ option_table() {
 		name[n + 1] = "the other objects (tinyconfig, SMP, PROC_FS, ...)"
 		load(today, t); load(before, b)
 		t[n + 2] = ts * 1000 - t["all"]; b[n + 2] = bs * 1000 - b["all"]
-		name[n + 2] = "the rest: Kbuild's steps around each compile, links"
+		name[n + 2] = "the rest: what Kbuild runs around each compile, links"
 		t[n + 3] = ts * 1000; b[n + 3] = bs * 1000
 		name[n + 3] = "the whole build"
 		printf "  %-56s %7s %7s\n", "option: compiling its objects took", "today", "before"
