@@ -15,6 +15,17 @@ def run(command):
     return gdb.execute(command, to_string=True)
 
 
+def stepi_off(addr, tries=3):
+    """stepi until $pc leaves addr (at most tries times); how many it took.
+    Now and then a stepi on the two-vCPU guest ends without running an
+    instruction, $pc still on addr: a learner would stepi again."""
+    for n in range(1, tries + 1):
+        run('stepi')
+        if int(gdb.selected_frame().pc()) != addr:
+            break
+    return n
+
+
 def val(expr):
     return int(gdb.parse_and_eval(expr)) & 0xffffffff
 

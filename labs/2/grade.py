@@ -7,7 +7,8 @@ from kstack import switch
 
 import facts
 from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     irq_stack, run, start_lab, thread_size, val, word)
+                     irq_stack, run, start_lab, stepi_off, thread_size, val,
+                     word)
 from gradelib import (answer, expect, expect_true, lab_number, run_tests,
                       test)
 
@@ -79,7 +80,7 @@ def switch_tests(c, function, kind):
                     break
             expect(cpu(), c, 'the CPU of the stop at the xchg')
             seen.update(before=val('$sp'), after=val('$ebx'))
-            run('stepi')
+            stepi_off(val('$pc'))
         finally:
             for bp in bps:
                 bp.delete()

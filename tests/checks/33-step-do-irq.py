@@ -57,4 +57,5 @@ for k in stages():
            and hard is not None and hard < sw['after'] <= hard + ts,
            'the xchg moves esp from the task stack (%#x) onto CPU %s\'s '
            'hardirq stack (%#x)' % (sw.get('task_stack', 0), sw.get('cpu'), hard or 0),
-           'esp %#x -> %#x' % (sw.get('before', 0), sw.get('after', 0)) if sw else 'no switch')
+           'esp %#x -> %#x after %s stepi' % (sw.get('before', 0), sw.get('after', 0),
+                                              sw.get('stepis')) if sw else 'no switch')

@@ -16,12 +16,13 @@
 #           IRQ stack lies ahead on this line): after the n-th `step`
 #   switch  cpu, hardirq (this CPU's hardirq stack), task_stack (the
 #           interrupted task's), before, after: esp just before the xchg
-#           and after one stepi over it
+#           and after the stepi over it; stepis, how many stepi that
+#           took (gdbutil.stepi_off)
 import gdb
 
 import results
 from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     irq_stack, run, val)
+                     irq_stack, run, stepi_off, val)
 
 STEPS = 12
 XCHG = 'xchg %ebx,%esp'
@@ -83,7 +84,8 @@ for n in range(1, STEPS + 1):
                 break
             run('stepi')
         before = val('$sp')
-        run('stepi')
+        stepis = stepi_off(xchg)
         results.emit('switch', cpu=c, hardirq=irq_stack('hardirq', c),
-                     task_stack=task_stack, before=before, after=val('$sp'))
+                     task_stack=task_stack, before=before, after=val('$sp'),
+                     stepis=stepis)
         break
