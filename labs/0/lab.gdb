@@ -7,12 +7,14 @@
 # __handle_irq() is the 32-bit C path of every device interrupt in 6.1
 # (asm_common_interrupt -> common_interrupt -> __common_interrupt ->
 # handle_irq -> __handle_irq): 2.6's do_IRQ, split in pieces. The first
-# stop waits until boot is over (the kernel starts /init with
-# kernel_execve), so both CPUs are up and running tasks. (A condition on
+# stop waits until boot is over (begin_new_exec: the exec of /init has
+# passed its point of no return), so both CPUs are up and running tasks.
+# A kernel with no init never gets there: it panics, and vm/ks says so,
+# instead of a lab stopped at an interrupt on the way. (A condition on
 # __handle_irq would do the same, but gdb would evaluate it at every boot
 # interrupt and slow the boot twentyfold.)
 
-tbreak kernel_execve
+tbreak begin_new_exec
 continue
 break __handle_irq
 continue

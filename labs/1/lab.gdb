@@ -1,11 +1,11 @@
 # Lab 1, one stack (stage 1: interrupts on the interrupted task's stack).
 #
 # Loaded by vm/ks for make lab (and by the grader, labs/1/grade.py). Waits for boot
-# to finish (the kernel starts /init with kernel_execve), then stops at the
-# C entry of the next device interrupt: `break do_IRQ`, the 2.6 name,
-# which gdb-scripts maps onto 6.1's common_interrupt().
+# to finish (begin_new_exec: the exec of /init cannot fail any more), then
+# stops at the C entry of the next device interrupt: `break do_IRQ`, the
+# 2.6 name, which gdb-scripts maps onto 6.1's common_interrupt().
 
-tbreak kernel_execve
+tbreak begin_new_exec
 continue
 break do_IRQ
 continue

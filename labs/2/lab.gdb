@@ -4,7 +4,7 @@
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), still on the interrupted stack.
 
-tbreak kernel_execve
+tbreak begin_new_exec
 continue
 break do_IRQ
 continue

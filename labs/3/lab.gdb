@@ -5,7 +5,7 @@
 # common_interrupt), on the interrupted stack. The menu's hints are each
 # run by tests/checks/32-lab3-hints.py: a new hint needs a check there.
 
-tbreak kernel_execve
+tbreak begin_new_exec
 continue
 break do_IRQ
 continue
