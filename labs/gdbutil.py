@@ -16,14 +16,18 @@ def run(command):
 
 
 def stepi_off(addr, tries=3):
-    """stepi until $pc leaves addr (at most tries times); how many it took.
-    Now and then a stepi on the two-vCPU guest ends without running an
-    instruction, $pc still on addr: a learner would stepi again."""
+    """stepi this CPU until its $pc leaves addr, at most tries times; how
+    many it took, or None if $pc never left. Now and then a stepi on the
+    two-vCPU guest ends without running an instruction, $pc still on
+    addr: a learner would stepi again."""
+    thread = gdb.selected_thread()
     for n in range(1, tries + 1):
         run('stepi')
+        if gdb.selected_thread() != thread:     # the other CPU stopped
+            thread.switch()
         if int(gdb.selected_frame().pc()) != addr:
-            break
-    return n
+            return n
+    return None
 
 
 def val(expr):

@@ -62,7 +62,8 @@ def lab(n):
                       "N=%d)" % (n, ' '.join(map(str, valid)), valid[0]))
     n = int(n)
     folder = os.path.join(TOP, 'labs', str(n))
-    facts = {'kind': 'gdb', 'guest': '', 'questions': {}, 'banner': ''}
+    facts = {'kind': 'gdb', 'guest': '', 'questions': {}, 'banner': '',
+             'guest_may_die': False}
     facts.update(_load(os.path.join(folder, 'lab.toml')))
     facts.update(number=n, folder=folder,
                  stage_facts=stage(facts['stage']))

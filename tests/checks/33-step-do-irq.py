@@ -7,7 +7,8 @@
 #   whole macro line and stops in the entry code, the interrupt over);
 # - repeated `step` reaches __handle_irq, then the line of the xchg onto
 #   the hardirq stack, within 12 commands, every stop on the way inside
-#   the interrupt; and the xchg, one stepi, really moves esp from the
+#   the interrupt; and the xchg, one stepi (up to 3 if a stepi runs no
+#   instruction: labs/gdbutil.stepi_off), really moves esp from the
 #   interrupted task's stack to the top of this CPU's hardirq stack.
 # The steps are tests/gdb/step_irq.py's records.
 import os
@@ -57,5 +58,7 @@ for k in stages():
            and hard is not None and hard < sw['after'] <= hard + ts,
            'the xchg moves esp from the task stack (%#x) onto CPU %s\'s '
            'hardirq stack (%#x)' % (sw.get('task_stack', 0), sw.get('cpu'), hard or 0),
-           'esp %#x -> %#x after %s stepi' % (sw.get('before', 0), sw.get('after', 0),
-                                              sw.get('stepis')) if sw else 'no switch')
+           'esp %#x -> %#x, %s' % (
+               sw.get('before', 0), sw.get('after', 0),
+               'stepi %d ran the xchg' % sw['stepis'] if sw.get('stepis')
+               else 'no stepi left the xchg') if sw else 'no switch')

@@ -79,7 +79,10 @@ def to_the_xchg(h):
             break
         h.go('stepi')
     h.run('x/i $pc', 'ks-where')
-    h.go('stepi')
+    for _ in range(3):      # as gdbutil.stepi_off: a stepi may run nothing
+        h.go('stepi')
+        if XCHG not in run('x/i $pc'):
+            break
     h.run('ks-where')
 
 

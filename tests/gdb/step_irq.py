@@ -17,7 +17,7 @@
 #   switch  cpu, hardirq (this CPU's hardirq stack), task_stack (the
 #           interrupted task's), before, after: esp just before the xchg
 #           and after the stepi over it; stepis, how many stepi that
-#           took (gdbutil.stepi_off)
+#           took (gdbutil.stepi_off; null if none left the xchg)
 import gdb
 
 import results
