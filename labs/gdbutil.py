@@ -15,14 +15,15 @@ def run(command):
     return gdb.execute(command, to_string=True)
 
 
-def stepi_off(addr, tries=3):
+def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
     """stepi this CPU until its $pc leaves addr, at most tries times; how
     many it took, or None if $pc never left. Now and then a stepi on the
     two-vCPU guest ends without running an instruction, $pc still on
-    addr: a learner would stepi again."""
+    addr: a learner would stepi again. stepi: how to run one (a caller
+    that records each stop passes its own)."""
     thread = gdb.selected_thread()
     for n in range(1, tries + 1):
-        run('stepi')
+        stepi()
         if gdb.selected_thread() != thread:     # the other CPU stopped
             thread.switch()
         if int(gdb.selected_frame().pc()) != addr:

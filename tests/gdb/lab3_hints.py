@@ -17,7 +17,7 @@ import re
 import gdb
 
 import results
-from gdbutil import cpu, current, interrupted_kernel_task_stack, run
+from gdbutil import cpu, current, interrupted_kernel_task_stack, run, stepi_off
 
 XCHG = 'xchg   %ebx,%esp'
 
@@ -79,10 +79,7 @@ def to_the_xchg(h):
             break
         h.go('stepi')
     h.run('x/i $pc', 'ks-where')
-    for _ in range(3):      # as gdbutil.stepi_off: a stepi may run nothing
-        h.go('stepi')
-        if XCHG not in run('x/i $pc'):
-            break
+    stepi_off(int(gdb.selected_frame().pc()), lambda: h.go('stepi'))
     h.run('ks-where')
 
 
