@@ -1,6 +1,12 @@
 # The patch series itself: every patch passes the tree's checkpatch.pl
 # (no errors; warnings only where the commit message explains them) and
 # applies to the pristine tree, in order, exactly (no fuzz, no offset).
+# One checkpatch error is expected and let through: MISSING_SIGN_OFF. The
+# patches carry no Signed-off-by on purpose: a sign-off certifies the
+# Developer's Certificate of Origin, which only a person can give, and
+# these patches are teaching material, not submissions (patches/README.md).
+# So a patch must have no Signed-off-by line, and the error passes only
+# for such a patch.
 # Stage 2 must end where 6.1 is: every file the series touches is the same
 # in stage 2's tree as in the pristine one.
 . "$TOP/vm/lib.sh"
@@ -11,14 +17,21 @@ last=$(stages | tail -n 1)
 
 for p in $(stage_patches "$last"); do
 	name=${p#"$TOP"/patches/}
-	out=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --no-color "$p" 2>&1 || true)
+	out=$(cd "$PRISTINE" && perl scripts/checkpatch.pl --no-color --show-types "$p" 2>&1 || true)
 	echo "$out" >&2
 	errors=$(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings.*/\1/p')
 	warnings=$(echo "$out" | sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings.*/\2/p')
+	if grep -q '^Signed-off-by:' "$p"; then
+		not_ok "checkpatch: $name carries a Signed-off-by (the series is not signed off: patches/README.md)"
+		continue
+	fi
+	if [ -n "$errors" ] && echo "$out" | grep -q '^ERROR:MISSING_SIGN_OFF:'; then
+		errors=$((errors - 1))
+	fi
 	if [ "$errors" = 0 ] && { [ "$warnings" = 0 ] || grep -q '^checkpatch.pl warns' "$p"; }; then
-		ok "checkpatch: $name ($errors errors, $warnings warnings)"
+		ok "checkpatch: $name ($errors errors besides the sign-off the series leaves out, $warnings warnings)"
 	else
-		not_ok "checkpatch: $name (${errors:-?} errors, ${warnings:-?} warnings)"
+		not_ok "checkpatch: $name (${errors:-?} errors besides the missing sign-off, ${warnings:-?} warnings)"
 	fi
 done
 
