@@ -14,9 +14,12 @@ CPU's hardirq or softirq stack, its entry stack (where the CPU lands from
 user mode) or double-fault stack, below the end of the current task's
 stack (an overflow), or unknown. Then the area's base and
 top, the bytes in use above $sp and free below it, and how far $sp is from
-the line where the interrupt-entry overflow check warns
-(sizeof(struct thread_info) + STACK_WARN above the bottom). On a stage
-without IRQ stacks (stage 1) it says so."""
+the line where the interrupt-entry overflow check warns (the line lies
+sizeof(struct thread_info) + STACK_WARN above the stack's bottom). When
+$sp is at a stack's top, empty, and that address is also the base of
+another of the CPU's stacks (a CPU's hardirq stack often ends where its
+softirq stack begins), it says which stack $sp is on and which merely
+begins there. On a stage without IRQ stacks (stage 1) it says so."""
 
     def __init__(self):
         super(KsWhere, self).__init__('ks-where', gdb.COMMAND_STACK)
@@ -54,10 +57,27 @@ without IRQ stacks (stage 1) it says so."""
         gdb.write('CPU %d: $sp %#x is on %s\n' % (cpu, sp, area.name()))
         gdb.write('  area %#x-%#x (%d bytes): %d used, %d free\n' % (
             area.base, area.top, area.size, used, free))
+        if sp == area.top:
+            for other in self.starting_at(sp, cpu):
+                gdb.write('  (an empty stack\'s top: %s begins at this '
+                          'address, but $sp is not on it)\n' % other)
         if area.kind in ('task', 'hardirq', 'softirq'):
             warn = stacks.warn_line()
-            gdb.write('  $sp is %d above the warning line (%d above the '
-                      'bottom)\n' % (free - warn, warn))
+            gdb.write('  $sp is %d bytes above the warning line; the line '
+                      'is %d bytes above the stack\'s bottom\n'
+                      % (free - warn, warn))
+
+    @staticmethod
+    def starting_at(addr, cpu):
+        """The names of CPU's own stacks (IRQ, entry, double-fault) whose
+        base is ADDR. Task stacks are not looked at: that would walk the
+        task list."""
+        names = []
+        for kind in ('hardirq', 'softirq'):
+            if stacks.irq_stack(kind, cpu) == addr:
+                names.append("CPU %d's %s stack" % (cpu, kind))
+        names += [a.name() for a in stacks.entry_areas(cpu) if a.base == addr]
+        return names
 
 
 KsWhere()

@@ -84,9 +84,11 @@ def least_room():
       'above it', parent=least_room)
 def where_room():
     where = run('ks-where')
-    m = re.search(r'(-?\d+) above the warning line \((\d+) above', where)
-    expect_true(m, 'ks-where\'s warning line', 'N above the warning line '
-                '(M above the bottom)', where.strip())
+    m = re.search(r'(-?\d+) bytes above the warning line; the line is '
+                  r'(\d+) bytes above', where)
+    expect_true(m, 'ks-where\'s warning line', 'N bytes above the warning '
+                'line; the line is M bytes above the stack\'s bottom',
+                where.strip())
     line = expect(int(m.group(2)), WARN, 'the warning line ks-where draws, in '
                   'bytes above the bottom')
     answer('warning_line', line)

@@ -24,7 +24,8 @@ PROMISES = {
                              [r'= %d\n' % stage['thread_size']], []),
     'ks-where': ('the room left below $sp, and the warning line',
                  [r'\$sp 0x[0-9a-f]+ is on ', r'\d+ used, \d+ free',
-                  r'above the warning line \(%d above the bottom\)' % WARN], []),
+                  r'above the warning line; the line is %d bytes above the '
+                  r'stack\'s bottom' % WARN], []),
     'ks-thread-info': ("2.6's sp & ~(THREAD_SIZE-1), and 6.1's",
                        [r'2\.6: thread_info = sp & ~\(THREAD_SIZE-1\) = 0x',
                         r'6\.1: thread_info = &task->thread_info'], []),
