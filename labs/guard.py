@@ -1,32 +1,47 @@
 # Loaded before every lab's lab.gdb, by vm/ks (make lab, make grade) and
 # book/transcripts.py (gdb -x): a lab never shows its banner for a stop it
-# did not reach.
+# did not reach, and a kernel that dies is explained where it dies.
 #
-# lab.gdb continues the guest to the lab's stop and then prints what to
-# try. If the guest dies on the way (a kernel panic reboots it, and QEMU's
-# -no-reboot ends QEMU; a triple fault; the guest's own exit), gdb would
-# say "[Inferior 1 (process 1) exited normally]" and go on to the banner,
-# and the learner would get a prompt with no guest behind it. Instead:
+# lab.gdb reaches the lab's stop with ks-lab-stop (below) and then prints
+# what to try. On the way:
 #
-# - the guest ending while armed quits gdb at once with status 3;
-# - a stop made by Ctrl-C (SIGINT) before the lab's stop does the same:
-#   the stop the banner describes was not reached;
-# - vm/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if no
-#   guest is attached then (QEMU was ended by Guest.deadline() for a
-#   hung guest, and lab.gdb stopped at the lost connection), quit with
-#   status 3; otherwise the lab's stop was reached: disarm, and leave the
-#   file lab-stopped in the run folder (KS_RUN) for the deadline watcher.
+# - the kernel dies (oops_end or panic, gdb-scripts/kstack/death.py):
+#   gdb stops there, on the dying CPU, and prints the post-mortem (also
+#   written to the run folder as postmortem.txt, which the host's
+#   Guest.explain() prints). A learner's lab (KS_INTERACTIVE) stays
+#   there: ks-lab-stop fails, which ends lab.gdb before its banner, and
+#   the prompt is at the death (bt, ks-where, ks-bt, info registers).
+#   A grader or a transcript quits with status 3;
+# - the guest ends without dying that way (a triple fault, the guest's
+#   own exit): gdb quits at once with status 3;
+# - the host finds the guest hung (the lab's deadline, a grader's
+#   timeout: it writes "hung" in the run folder and interrupts gdb):
+#   every CPU's ks-where and ks-bt, a memory dump for make crash, then
+#   quit with status 3;
+# - a Ctrl-C before the lab's stop quits with status 3: the stop the
+#   banner describes was not reached.
 #
-# The host side (Guest.explain() in vm/session.py) then tells why, in the kernel's
-# own words from the serial log. Graders and transcripts never call
-# lab_reached(): the guard stays armed, so a guest that dies mid-grading
-# ends gdb the same way.
+# vm/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if the
+# kernel died, the learner stays at the death; if no guest is attached
+# (QEMU ended), quit with status 3; otherwise the lab's stop was reached:
+# disarm, and leave the file lab-stopped in the run folder (KS_RUN) for
+# the deadline watcher. Graders and transcripts never call lab_reached():
+# the guard stays armed, so a guest that dies mid-grading is explained
+# and ends gdb the same way.
 import os
 
 import gdb
 
+from kstack import death, stacks
+
 GUEST_ENDED = 3      # vm/ks reads this exit status
+RUN = os.environ.get('KS_RUN', '')
 armed = True
+died = False
+
+
+def run_file(name):
+    return os.path.join(RUN, name) if RUN else None
 
 
 def give_up(why):
@@ -37,27 +52,112 @@ def give_up(why):
     gdb.execute('quit %d' % GUEST_ENDED)
 
 
+def keep(name, lines):
+    """LINES, kept in the run folder for the host (Guest.explain)."""
+    if RUN:
+        with open(run_file(name), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+
+
+class DeathPoint(gdb.Breakpoint):
+    """A silent breakpoint on the first instruction of FUNCTION: there
+    its arguments are still in the registers the caller loaded."""
+    def __init__(self, function):
+        super(DeathPoint, self).__init__('*' + function, internal=True)
+        self.silent = True           # the post-mortem says what happened
+
+
+DEATH = [DeathPoint(f) for f in death.DEATH_POINTS]
+
+
+def on_death(examine=death.examine):
+    """The kernel is dying: say of what, where gdb stopped it. A grader
+    or a transcript then ends; a learner's lab stays at the death."""
+    global armed, died
+    armed = False
+    died = True
+    lines = examine()
+    keep('postmortem.txt', lines)
+    if not os.environ.get('KS_INTERACTIVE'):
+        gdb.execute('quit %d' % GUEST_ENDED)
+    for bp in DEATH:
+        bp.enabled = False       # `continue` lets the kernel finish dying
+    if RUN and not os.path.exists(run_file('lab-stopped')):
+        open(run_file('lab-died'), 'w').close()
+    lines += ['', 'ks: the kernel died. gdb is where it died, on CPU %d: bt, '
+              'ks-where, ks-bt,' % stacks.selected_cpu(),
+              '    info registers, ks-death (this report again); quit ends '
+              'the guest.']
+    LabStop.told = '\n' + '\n'.join(lines) + '\n'
+    if not LabStop.running:      # ks-lab-stop's own output is captured
+        gdb.write(LabStop.told)
+
+
+def on_hang():
+    """The host found the guest hung and interrupted gdb: where each CPU
+    is, and a dump of the guest's memory."""
+    global armed
+    armed = False
+    lines = ['==== the guest hung: where each CPU was when it was stopped ====']
+    for cpu in range(len(gdb.selected_inferior().threads())):
+        for command in ('ks-where %d' % cpu, 'ks-bt %d' % cpu):
+            try:
+                text = gdb.execute(command, to_string=True)
+            except gdb.error as e:
+                text = '(%s: %s)\n' % (command, e)
+            lines += ['  ' + l for l in text.rstrip('\n').split('\n')]
+    vmcore = run_file('vmcore')
+    if vmcore:
+        try:
+            gdb.execute('monitor dump-guest-memory %s' % vmcore, to_string=True)
+            lines.append('A dump of its memory: %s (make crash N=k DUMP=%s opens '
+                         'it)' % (vmcore, vmcore))
+        except gdb.error as e:
+            lines.append('(no dump: %s)' % e)
+    keep('postmortem.txt', lines)
+    gdb.execute('quit %d' % GUEST_ENDED)
+
+
 def on_exited(event):
     if armed:
         give_up('the guest ended before the lab\'s stop')
 
 
 def on_stop(event):
-    if (armed and isinstance(event, gdb.SignalEvent)
-            and event.stop_signal == 'SIGINT'):
-        give_up('interrupted (Ctrl-C) before the lab\'s stop')
+    # A death is caught whenever it comes: before the lab's stop, during
+    # a grader, or after the learner continued from the stop.
+    if isinstance(event, gdb.BreakpointEvent) and any(
+            bp in DEATH for bp in event.breakpoints):
+        on_death()
+    elif isinstance(event, gdb.SignalEvent) and event.stop_signal == 'SIGQUIT':
+        # QEMU paused a guest that reset (-action shutdown=pause): its
+        # CPUs are as they were at the triple fault, or at the reboot of
+        # a kernel that finished dying.
+        if died:
+            gdb.write('ks: the kernel finished dying and reset the guest; '
+                      'quit ends it.\n')
+        else:
+            on_death(death.examine_reset)
+    elif not armed:
+        return
+    elif isinstance(event, gdb.SignalEvent) and event.stop_signal == 'SIGINT':
+        if RUN and os.path.exists(run_file('hung')):
+            on_hang()
+        else:
+            give_up('interrupted (Ctrl-C) before the lab\'s stop')
 
 
 def lab_reached():
     global armed
+    if died:
+        return
     if not armed:
         return
     if gdb.selected_inferior().pid == 0:
         give_up('the guest is gone before the lab\'s stop')
     armed = False
-    run = os.environ.get('KS_RUN')
-    if run:
-        open(os.path.join(run, 'lab-stopped'), 'w').close()
+    if RUN:
+        open(run_file('lab-stopped'), 'w').close()
 
 
 def on_gdb_exiting(event):
@@ -67,6 +167,48 @@ def on_gdb_exiting(event):
     armed = False
 
 
+class LabStop(gdb.Command):
+    """Continue to a lab's stop, quietly.
+
+Usage: ks-lab-stop LOCATION [if CONDITION]
+
+Continues the guest to the end of boot (the first exec of a user program,
+begin_new_exec), then to LOCATION where CONDITION holds, with breakpoints
+of its own that print nothing, and shows the frame it stopped in. If the
+kernel dies on the way, it fails: lab.gdb ends there, before its banner,
+and the guard has said why."""
+
+    running = False
+    told = ''                    # what on_death() had to say
+
+    def __init__(self):
+        super(LabStop, self).__init__('ks-lab-stop', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        location, _, condition = arg.partition(' if ')
+        self.until('begin_new_exec', temporary=True)
+        self.until(location.strip(), condition.strip() or None)
+        gdb.execute('frame')
+
+    def until(self, location, condition=None, temporary=False):
+        bp = gdb.Breakpoint(location, internal=True, temporary=temporary)
+        bp.silent = True             # no "Thread 1 hit Breakpoint -4, ..."
+        if condition:
+            bp.condition = condition
+        try:
+            LabStop.running = True
+            gdb.execute('continue', to_string=True)
+        finally:
+            LabStop.running = False
+            if bp.is_valid():
+                bp.delete()
+        if died:
+            gdb.write(LabStop.told)
+        if died or gdb.selected_inferior().pid == 0:
+            raise gdb.GdbError('ks-lab-stop: no lab stop (see above)')
+
+
+LabStop()
 gdb.events.exited.connect(on_exited)
 gdb.events.gdb_exiting.connect(on_gdb_exiting)
 gdb.events.stop.connect(on_stop)

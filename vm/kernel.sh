@@ -29,12 +29,29 @@ esac
 
 built() {
 	[ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
-		&& [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ]
+		&& [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ] \
+		&& whole
+}
+# What the stamp vouches for, with the size each had when it was built: a
+# file cut short (a full disk, a copy interrupted) is not trusted, and is
+# removed so that make links it again (its mtime would tell make it is
+# newer than its objects).
+PRODUCTS="vmlinux arch/x86/boot/bzImage vmlinux-gdb.py"
+sizes() { (cd "$obj" && stat -c '%s %n' $PRODUCTS 2>/dev/null); }
+whole() {
+	[ -f "$obj/kernel.sizes" ] || return 0
+	[ "$(sizes)" = "$(cat "$obj/kernel.sizes")" ] && return 0
+	sizes | diff - "$obj/kernel.sizes" | sed -n 's/^< \([0-9]*\) \(.*\)/\2 (\1 bytes)/p' |
+	while read -r damaged; do
+		say "$obj/$damaged is not the size it was built with: damaged, rebuilding it"
+	done
+	(cd "$obj" && rm -f $PRODUCTS kernel.sizes)
+	return 1
 }
 # Up to date: return at once, even while another stage builds. Otherwise
 # wait for the lock, and look again: the build we waited for may have
 # been this one.
-case $k in e*) ;; *)
+case $k in e*) whole || true ;; *)
 	built && exit 0
 	[ -z "$only_ask" ] || exit 1 ;;
 esac
@@ -77,4 +94,5 @@ run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build to
 [ $(( $(ccache_misses) - m0 )) -lt 500 ] || echo $(( $(date +%s) - t0 )) > "$timing"
 # An exercise's stamp changes with every build: its modules follow it.
 case $k in e*) key="$key $(stat -c %Y "$obj/vmlinux")" ;; esac
+sizes > "$obj/kernel.sizes"
 echo "$key" > "$obj/kernel.stamp"

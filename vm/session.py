@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 
+import postmortem
 import results
 
 TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
@@ -61,6 +62,31 @@ def stage_dir(k):
 
 def stage_obj(k):
     return os.path.join(stage_dir(k), 'obj')
+
+
+def elf_damaged(path):
+    """Why the ELF file PATH cannot be whole (missing, not ELF, cut short
+    before its section headers, where the symbols are found), or None.
+    Reads its header: cheap enough for every boot."""
+    import struct
+    try:
+        with open(path, 'rb') as f:
+            head = f.read(64)
+            size = os.fstat(f.fileno()).st_size
+    except OSError as e:
+        return 'cannot be read (%s)' % e.strerror
+    if len(head) < 52 or head[:4] != b'\x7fELF':
+        return 'is not an ELF file (%d bytes)' % size
+    if head[4] == 2:                     # ELFCLASS64
+        shoff, = struct.unpack_from('<Q', head, 40)
+        shentsize, shnum = struct.unpack_from('<HH', head, 58)
+    else:
+        shoff, = struct.unpack_from('<I', head, 32)
+        shentsize, shnum = struct.unpack_from('<HH', head, 46)
+    if shoff + shentsize * shnum > size:
+        return 'is cut short: %d bytes, its section headers end at %d' % (
+            size, shoff + shentsize * shnum)
+    return None
 
 
 class GuestError(Exception):
@@ -98,12 +124,16 @@ class GdbRun:
 class Guest:
     runs = 0                     # guests started by this process so far
 
-    def __init__(self, stage, script='', halted=False, append=''):
+    def __init__(self, stage, script='', halted=False, append='',
+                 keep_dead=False):
         """SCRIPT: what the guest's /init runs (a path in the guest, or
         "exit"); empty, a shell. HALTED: the CPUs wait for gdb. APPEND:
         more name=value words for the kernel's command line, which /init
-        (and so SCRIPT) gets as environment variables."""
+        (and so SCRIPT) gets as environment variables. KEEP_DEAD: a guest
+        that resets (a triple fault, a panic's reboot) is paused as it
+        was, for gdb (labs/guard.py) to read, instead of ending QEMU."""
         self.stage, self.script, self.halted = stage, script, halted
+        self.keep_dead = keep_dead
         self.append = append
         self.accel = os.environ.get('ACCEL') or 'tcg'
         self.cpus = int(os.environ.get('CPUS') or 2)
@@ -113,6 +143,7 @@ class Guest:
         self.qemu = None
         self.run = self.port = None
         self.gdb_runs = 0
+        self.gdb_proc = None         # the gdb attached now, if any
 
     # -- QEMU's command line, one concern per step --------------------
 
@@ -124,8 +155,11 @@ class Guest:
         # socket; QEMU's default (all cores in one socket) hides CPU 1.
         args += ['-smp', '%d,sockets=%d' % (self.cpus, self.cpus),
                  '-m', str(self.mem)]
-        # No network, no screen; a panic's reboot ends QEMU instead.
+        # No network, no screen; a panic's reboot ends QEMU instead, or
+        # pauses it, CPUs as they were, when gdb is to read them.
         args += ['-nic', 'none', '-display', 'none', '-no-reboot']
+        if self.keep_dead:
+            args += ['-action', 'shutdown=pause']
         args += ['-kernel', os.path.join(obj, 'arch/x86/boot/bzImage'),
                  '-initrd', self._initrd(), '-append', self._cmdline()]
         # The guest's qemu-exit program ends the run through this port,
@@ -200,6 +234,11 @@ class Guest:
         if not os.path.isfile(bz):
             raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
                              % (self.stage, self.stage))
+        damaged = elf_damaged(os.path.join(stage_obj(self.stage), 'vmlinux'))
+        if damaged:
+            raise GuestError("stage %s's vmlinux %s: gdb could not read its "
+                             "symbols; run 'make kernel N=%s' (it rebuilds a "
+                             "damaged kernel)" % (self.stage, damaged, self.stage))
         if not os.path.isfile(self.initramfs):
             raise GuestError("no initramfs: run 'make initramfs'")
         if not any(os.access(os.path.join(d, 'qemu-system-i386'), os.X_OK)
@@ -208,6 +247,9 @@ class Guest:
         if self.accel == 'kvm' and not os.access('/dev/kvm', os.W_OK):
             raise GuestError('ACCEL=kvm, but this machine has no usable '
                              '/dev/kvm; leave ACCEL unset (TCG)')
+        if self.accel == 'kvm':
+            say('ACCEL=kvm: on the hosts we measured, i386 guests under KVM '
+                'hung at the BIOS or reset at once; TCG (the default) works')
         _prune_runs()
         Guest.runs += 1
         self.run = os.path.join(BUILD, 'run', '%s-%d-%d' % (
@@ -263,9 +305,34 @@ class Guest:
         self._write_command(args)
         say('stage %s: serial console below, gdb port %d; Ctrl-A X quits'
             % (self.stage, self.port))
-        rc = subprocess.call(args)
+        qemu = subprocess.Popen(args)
+        threading.Thread(target=self._silence_watch, args=(qemu, 20),
+                         daemon=True).start()
+        rc = qemu.wait()
+        if rc == 0 and not self.serial():
+            # -no-reboot turns a reset into QEMU's exit, status 0.
+            say('the guest reset before the kernel printed a word (a triple '
+                'fault, or %s);\n  %s'
+                % ('KVM refusing the i386 guest' if self.accel == 'kvm'
+                   else 'a fault before its console was up',
+                   'leave ACCEL unset (TCG)' if self.accel == 'kvm' else
+                   "make lab N=%s stops in gdb where it happens" % self.stage))
+            return 1
         # An odd code is the guest's qemu-exit: status (rc - 1) / 2.
         return (rc - 1) // 2 if rc % 2 else rc
+
+    def _silence_watch(self, qemu, seconds):
+        """Say so when a guest has printed nothing for SECONDS: under KVM,
+        an i386 guest has hung at the BIOS on some hosts."""
+        end = time.time() + seconds
+        while time.time() < end:
+            if qemu.poll() is not None or self.serial():
+                return
+            time.sleep(0.5)
+        say('the guest has printed nothing in %d s%s; Ctrl-A X quits' % (
+            seconds, ' (ACCEL=kvm: i386 guests hang at the BIOS under KVM on '
+            'some hosts; leave ACCEL unset for TCG)' if self.accel == 'kvm'
+            else ''))
 
     def alive(self):
         return self.qemu is not None and self.qemu.poll() is None
@@ -325,7 +392,10 @@ class Guest:
         return (rc - 1) // 2 if rc % 2 else 'qemu:%d' % rc
 
     def explain(self, what):
-        """WHAT went wrong, with the reason the run's logs give."""
+        """WHAT went wrong, with the reason the run's logs give: the
+        post-mortem gdb wrote where the kernel died or hung (postmortem.txt,
+        labs/guard.py), else the kernel's own words from the console, its
+        EIP and call trace as file:line (vm/postmortem.py)."""
         lines = ['%s: %s' % (PROG, what)]
         try:
             with open(self.path('qemu-debug.log')) as f:
@@ -339,11 +409,19 @@ class Guest:
                 lines.append('  no stop within %s s: the guest hung before it '
                              '(LAB_TIMEOUT sets the limit)' % f.read().strip())
         serial = self.serial()
+        try:
+            with open(self.path('postmortem.txt')) as f:
+                lines += ['  ' + l for l in f.read().rstrip('\n').split('\n')]
+            lines.append('  (this report: %s)' % self.path('postmortem.txt'))
+            return '\n'.join(lines)
+        except OSError:
+            pass
         if 'Kernel panic' in serial:
             panic = serial.split('\n')
             i = next(i for i, l in enumerate(panic) if 'Kernel panic' in l)
             lines.append('  the kernel panicked:')
             lines += ['    ' + l for l in panic[i:i + 4]]
+        lines += postmortem.report(serial, os.path.join(stage_obj(self.stage), 'vmlinux'))
         if not serial:
             lines.append('  the kernel printed nothing: it never reached its '
                          'console (MEM=%d MiB;' % self.mem)
@@ -355,18 +433,34 @@ class Guest:
 
     def deadline(self, seconds):
         """A lab's first stop must come within SECONDS: unless the guard
-        (labs/guard.py) has marked it reached (the file lab-stopped), end
-        QEMU then and leave deadline-passed for explain()."""
+        (labs/guard.py) has marked it reached (lab-stopped) or seen the
+        kernel die (lab-died), the guest is hung then: hung() reports it."""
         def watch():
             end = time.time() + seconds
             while time.time() < end:
-                if os.path.exists(self.path('lab-stopped')) or not self.alive():
+                if (os.path.exists(self.path('lab-stopped')) or
+                        os.path.exists(self.path('lab-died')) or not self.alive()):
                     return
                 time.sleep(0.1)
             with open(self.path('deadline-passed'), 'w') as f:
                 f.write('%d\n' % seconds)
-            self.qemu.terminate()
+            self.hung()
         threading.Thread(target=watch, daemon=True).start()
+
+    def hung(self, grace=60):
+        """The guest is hung: with gdb attached, have it say where every
+        CPU is and dump the guest's memory (labs/guard.py, which reads the
+        file hung), waiting GRACE seconds for that; then end QEMU."""
+        open(self.path('hung'), 'w').close()
+        p = self.gdb_proc
+        if p is not None and p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.alive():
+            self.qemu.terminate()
 
     def monitor(self, command, timeout=120):
         """Run a QEMU monitor command; its answer."""
@@ -402,18 +496,27 @@ class Guest:
         return dict(os.environ, KS_RUN=self.run, KS_RESULTS=records,
                     **(env or {})), records
 
-    def gdb(self, args, timeout=120, env=None):
+    def gdb(self, args, timeout=120, env=None, guarded=False):
         """gdb in batch mode on this guest, running ARGS (-x FILE, -ex
         CMD...); a GdbRun. A gdb still running after TIMEOUT seconds is
-        ended (rc 124)."""
+        ended (rc 124); GUARDED (ARGS load labs/guard.py): it is first
+        asked where the hung guest's CPUs are (Guest.hung)."""
         env, records = self._gdb_env(env)
         p = subprocess.Popen(self.gdb_argv(['-batch'] + list(args)), env=env,
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT)
+        self.gdb_proc = p if guarded else None
         try:
             out, _ = p.communicate(timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
+            if guarded:
+                threading.Thread(target=self.hung, daemon=True).start()
+                try:
+                    out, _ = p.communicate(timeout=70)
+                    return self._gdb_done(124, out, records)
+                except subprocess.TimeoutExpired:
+                    pass
             p.terminate()
             try:
                 out, _ = p.communicate(timeout=5)
@@ -421,6 +524,10 @@ class Guest:
                 p.kill()
                 out, _ = p.communicate()
             rc = 124
+        return self._gdb_done(rc, out, records)
+
+    def _gdb_done(self, rc, out, records):
+        self.gdb_proc = None
         output = out.decode(errors='replace')
         with open(self.path('gdb-%d.log' % self.gdb_runs), 'w') as f:
             f.write(output)
@@ -431,7 +538,7 @@ class Guest:
         terminal, gdb runs as a process group of its own in the terminal's
         foreground, as a shell runs a job: Ctrl-C reaches gdb alone (which
         stops the guest), not make and this session."""
-        env, _ = self._gdb_env(env)
+        env, _ = self._gdb_env(dict(env or {}, KS_INTERACTIVE='1'))
         tty = sys.stdin.fileno() if sys.stdin.isatty() else None
 
         def take_terminal():
@@ -441,9 +548,11 @@ class Guest:
             signal.signal(signal.SIGTTOU, signal.SIG_DFL)
         p = subprocess.Popen(self.gdb_argv(args), env=env,
                              preexec_fn=take_terminal if tty is not None else None)
+        self.gdb_proc = p
         try:
             return p.wait()
         finally:
+            self.gdb_proc = None
             if tty is not None:
                 old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
                 os.tcsetpgrp(tty, os.getpgrp())

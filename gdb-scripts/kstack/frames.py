@@ -26,15 +26,16 @@ def _regs(addr):
     return gdb.Value(addr).cast(gdb.lookup_type('struct pt_regs').pointer())
 
 
-def walk(cpu):
-    """The frames of CPU, innermost first."""
+def walk(cpu, start=None):
+    """The frames of CPU, innermost first; from START, a (pc, sp, ebp)
+    the kernel saved (an oops's pt_regs), instead of CPU's registers."""
     known = stacks.areas(cpu)
-    pc, sp, bp = stacks.regs_of(cpu, 'pc', 'sp', 'ebp')
+    pc, sp, bp = start or stacks.regs_of(cpu, 'pc', 'sp', 'ebp')
     frames = [Frame(pc, sp, stacks.find_area(sp, cpu, known))]
     # Stopped on a function's first instruction (push %ebp) or its second,
     # the return address is still at the top of the stack, not at ebp+4.
     name = stacks.symbol(pc)
-    if '+' not in name or name.endswith('+1'):
+    if start is None and ('+' not in name or name.endswith('+1')):
         ret_at = sp if '+' not in name else sp + 4
         frames.append(Frame(stacks.word(ret_at), ret_at,
                             stacks.find_area(ret_at, cpu, known)))
@@ -102,17 +103,23 @@ saved and continues with the code it interrupted."""
         super(KsBt, self).__init__('ks-bt', gdb.COMMAND_STACK)
 
     def run(self, arg):
-        cpu = stacks.parse_cpu(arg)
-        frames = walk(cpu)
-        for i, f in enumerate(frames):
-            if i and f.area is not frames[i - 1].area:
-                gdb.write('   ^^ %s was reached from %s below ^^\n' % (
-                    _label(frames[i - 1].area), _label(f.area)))
-            name = stacks.symbol(f.pc) if i == 0 else stacks.caller(f.pc)
-            gdb.write('#%-2d %#010x %-34s %s\n' % (
-                i, f.where, name[:34], _label(f.area)))
-            if f.note:
-                gdb.write('    %s\n' % f.note)
+        for line in lines(walk(stacks.parse_cpu(arg))):
+            gdb.write(line + '\n')
+
+
+def lines(frames):
+    """FRAMES as ks-bt prints them: one line each, a mark where the chain
+    moves from one stack to another."""
+    out = []
+    for i, f in enumerate(frames):
+        if i and f.area is not frames[i - 1].area:
+            out.append('   ^^ %s was reached from %s below ^^' % (
+                _label(frames[i - 1].area), _label(f.area)))
+        name = stacks.symbol(f.pc) if i == 0 else stacks.caller(f.pc)
+        out.append('#%-2d %#010x %-34s %s' % (i, f.where, name[:34], _label(f.area)))
+        if f.note:
+            out.append('    %s' % f.note)
+    return out
 
 
 def _label(area):

@@ -262,3 +262,52 @@ def parse_cpu(arg):
     if not 0 <= cpu < nr_cpus():
         raise KstackError('no CPU %d (the guest has %d)' % (cpu, nr_cpus()))
     return cpu
+
+
+# How far outside a stack an address may lie and still be named after it
+# ("24 bytes above the top of CPU 0's hardirq stack"): a frame or two,
+# the distance a wrong esp travels before something faults.
+NEAR = 1024
+
+
+def describe(addr, cpu):
+    """Which stack ADDR (an esp) lies on, said for a learner: the area
+    with its distance from each end; or, when ADDR is on no stack, the
+    stack it is just outside of (a return past the top, a descent under
+    the bottom), looking at every CPU's own stacks and CPU's task."""
+    known = areas(cpu)
+    cur = current_task(cpu)
+    base, ts = int(cur['stack']), thread_size()
+    area = find_area(addr, cpu, known)
+    if base - ts <= addr < base and (area is None or area.kind == 'task'
+                                      and area.base != base):
+        return ('%d bytes BELOW the end of %s: that stack overflowed into '
+                'the memory under it%s' % (
+                    base - addr, Area('task', base, ts, owner=cur).name(),
+                    ' (%s)' % area.name() if area else ''))
+    if area is not None:
+        return 'on %s (%#x-%#x): %d bytes below its top, %d above its bottom' % (
+            area.name(), area.base, area.top, area.top - addr, addr - area.base)
+    own = [a for c in range(nr_cpus()) for a in (known if c == cpu else
+                                                   areas_of_cpu(c))]
+    for a in own:
+        if a.top < addr <= a.top + NEAR:
+            return ('%d bytes ABOVE the top of %s (%#x-%#x): esp went past '
+                    'the stack\'s start, as when code returns or pops more '
+                    'than it pushed on it' % (addr - a.top, a.name(), a.base, a.top))
+        if a.base - NEAR <= addr < a.base:
+            return ('%d bytes BELOW the bottom of %s (%#x-%#x): the stack '
+                    'overflowed, or esp was set to its bottom instead of its '
+                    'top' % (a.base - addr, a.name(), a.base, a.top))
+    return 'on no stack the ks- commands know'
+
+
+def areas_of_cpu(cpu):
+    """CPU's own stacks (IRQ, entry, double-fault, its current task's),
+    without the walk of every task."""
+    ts = thread_size()
+    found = [Area(kind, irq_stack(kind, cpu), ts, cpu=cpu)
+             for kind in ('hardirq', 'softirq') if irq_stack(kind, cpu)]
+    cur = current_task(cpu)
+    return found + entry_areas(cpu) + [
+        Area('task', int(cur['stack']), ts, owner=cur, cpu=cpu)]

@@ -14,11 +14,7 @@
 # __handle_irq would do the same, but gdb would evaluate it at every boot
 # interrupt and slow the boot twentyfold.)
 
-tbreak begin_new_exec
-continue
-break __handle_irq
-continue
-delete
+ks-lab-stop __handle_irq
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 

@@ -5,11 +5,7 @@
 # stops at the C entry of the next device interrupt: `break do_IRQ`, the
 # 2.6 name, which gdb-scripts maps onto 6.1's common_interrupt().
 
-tbreak begin_new_exec
-continue
-break do_IRQ
-continue
-delete
+ks-lab-stop do_IRQ
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 

@@ -4,11 +4,7 @@
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), still on the interrupted stack.
 
-tbreak begin_new_exec
-continue
-break do_IRQ
-continue
-delete
+ks-lab-stop do_IRQ
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 

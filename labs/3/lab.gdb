@@ -5,11 +5,7 @@
 # common_interrupt), on the interrupted stack. The menu's hints are each
 # run by tests/checks/32-lab3-hints.py: a new hint needs a check there.
 
-tbreak begin_new_exec
-continue
-break do_IRQ
-continue
-delete
+ks-lab-stop do_IRQ
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 

@@ -6,9 +6,7 @@
 # a hardware watchpoint then guards the task's STACK_END_MAGIC word.
 
 set breakpoint pending on
-break frames_write
-continue
-delete
+ks-lab-stop frames_write
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 watch -l *(unsigned long *)$lx_per_cpu("current_task")->stack

@@ -5,9 +5,7 @@
 # vm/guest/threads, which clones threads until memory runs low. The stop
 # is in copy_process(), making the first of them.
 
-break copy_process if $_streq($lx_per_cpu("current_task")->comm, "threads")
-continue
-delete
+ks-lab-stop copy_process if $_streq($lx_per_cpu("current_task")->comm, "threads")
 # step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
 python import stepirq
 

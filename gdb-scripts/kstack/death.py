@@ -1,0 +1,201 @@
+# What a kernel died of, told from gdb at the moment of its death.
+#
+# labs/guard.py stops every lab, grader and transcript where the kernel
+# dies: at the first instruction of oops_end() (an oops has been printed
+# in full: the BUG line, the registers, the call trace; what follows is
+# the task's death or a panic) or of panic() (a panic with no oops
+# before it: "corrupted stack end detected inside scheduler"). There the
+# stack the kernel died on is still intact, and this module reads it:
+#
+#   - the kernel's own words: its first BUG/Oops line and the register
+#     lines, from the serial log (or the kernel's log buffer, when the
+#     kernel died before its console was up);
+#   - the faulting EIP as function+offset and file:line of the kernel
+#     that ran (gdb's DWARF, not the oops's own guess);
+#   - where esp was: the same classification as ks-where, extended to
+#     "just outside a stack" (stacks.describe);
+#   - a frame-pointer walk from the faulting registers across the stacks
+#     the ks- commands know (ks-bt's), which needs nothing from the
+#     kernel's own unwinder: a learner's new stack is on it before the
+#     kernel learns of it.
+#
+# ks-death prints the report again at the prompt.
+import os
+
+import gdb
+
+from kstack import frames, stacks
+from postmortem import FIRST, kernel_words, tree_path   # vm/postmortem.py
+
+# Where guard.py stops: function -> what the kernel is doing there.
+DEATH_POINTS = {'oops_end': 'an oops', 'panic': 'a panic'}
+
+last = None          # the report of the last death seen, for ks-death
+
+
+def _console_text():
+    run = os.environ.get('KS_RUN')
+    if run:
+        try:
+            with open(os.path.join(run, 'serial.log'), 'rb') as f:
+                text = f.read().decode(errors='replace')
+            if FIRST.search(text):
+                return text
+        except OSError:
+            pass
+    # Before the console is up, printk only fills the log buffer.
+    try:
+        return gdb.execute('lx-dmesg', to_string=True)
+    except gdb.error:
+        return ''
+
+
+def source_of(pc):
+    """'function (file:line)' for a code address; an inlined function is
+    named with the function it was inlined into."""
+    name = stacks.symbol(pc)
+    sal = gdb.find_pc_line(pc)
+    where = ''
+    if sal.symtab is not None and sal.line:
+        where = '%s:%d' % (tree_path(sal.symtab.filename), sal.line)
+    try:
+        block = gdb.block_for_pc(pc)
+        while block is not None and block.function is None:
+            block = block.superblock
+        if block is not None and block.function.name not in name:
+            name += ', in %s (inlined)' % block.function.name
+    except RuntimeError:
+        pass
+    return '%s (%s)' % (name, where) if where else name
+
+
+def source_line(pc):
+    """The text of PC's source line, from the tree the kernel was built
+    from (its src/ beside the vmlinux's obj/), or None."""
+    sal = gdb.find_pc_line(pc)
+    if sal.symtab is None or not sal.line:
+        return None
+    obj = os.path.dirname(gdb.objfiles()[0].filename)
+    for src in (os.path.join(os.path.dirname(obj), 'src'),
+                os.path.join(os.path.dirname(os.path.dirname(obj)), 'src', 'linux')):
+        try:
+            with open(os.path.join(src, tree_path(sal.symtab.filename))) as f:
+                return f.read().split('\n')[sal.line - 1].strip()
+        except (OSError, IndexError):
+            continue
+    return None
+
+
+def _fault_regs():
+    """(ip, sp, bp) of the oops: oops_end(flags, regs, signr) is stopped
+    on its first instruction, and the kernel is built with -mregparm=3,
+    so regs, its second argument, is in %edx."""
+    regs = gdb.parse_and_eval('(struct pt_regs *)$edx')
+    return tuple(int(regs[f]) & 0xffffffff for f in ('ip', 'sp', 'bp'))
+
+
+def _panic_message():
+    # panic(fmt, ...) takes its arguments on the stack (a variadic
+    # function gets no regparm): fmt is the word above the return address.
+    try:
+        return gdb.parse_and_eval('*(char **)($esp + 4)').string().strip()
+    except (gdb.error, gdb.MemoryError, UnicodeDecodeError):
+        return '?'
+
+
+def examine():
+    """The report, as lines, of the death this CPU is stopped at."""
+    global last
+    cpu = stacks.selected_cpu()
+    pc = int(gdb.selected_frame().pc())
+    point = stacks.symbol(pc).split('+')[0]
+    out = ['==== the kernel died: %s on CPU %d ====' % (
+        DEATH_POINTS.get(point, point), cpu)]
+    words = kernel_words(_console_text())
+    if words:
+        out.append("The kernel's words:")
+        out += ['  ' + w for w in words]
+    if point == 'oops_end':
+        ip, sp, bp = _fault_regs()
+        out.append('It faulted at EIP %#x: %s' % (ip, source_of(ip)))
+        line = source_line(ip)
+        if line:
+            out.append('  the line: %s' % line)
+        start = (ip, sp, bp)
+    else:
+        out.append('It called panic("%s")' % _panic_message())
+        sp, start = stacks.sp_of(cpu), None
+        # On panic's first instruction the return address is at esp.
+        out.append('  from %s' % source_of(stacks.word(sp) - 1))
+    try:
+        out.append('esp was %#x, %s' % (sp, stacks.describe(sp, cpu)))
+        walked = frames.walk(cpu, start)
+        out.append('Its frames, by frame pointers from the %s (ks-bt\'s walk):'
+                   % ('faulting registers' if point == 'oops_end' else 'panic'))
+        out += ['  ' + l for l in frames.lines(walked)]
+    except (gdb.error, gdb.MemoryError) as e:
+        out.append('(the stacks could not be read: %s)' % e)
+    last = out
+    return out
+
+
+def examine_reset():
+    """The report, as lines, of a guest whose CPU reset itself: QEMU
+    (-action shutdown=pause) kept every CPU as it was, and gdb saw the
+    stop as SIGQUIT. Nearly always a triple fault: an exception the CPU
+    could not deliver, nor the double fault that followed."""
+    global last
+    out = ['==== the guest CPU reset itself (a triple fault, nearly always: an '
+           'exception', '     the CPU could not deliver, then neither the '
+           'double fault) ====']
+    words = kernel_words(_console_text())
+    if words:
+        out.append("The kernel's words before it:")
+        out += ['  ' + w for w in words]
+    for cpu in range(len(gdb.selected_inferior().threads())):
+        ip, sp = stacks.regs_of(cpu, 'pc', 'sp')
+        if ip < frames.KERNEL_START:
+            out.append('CPU %d: EIP %#x, not in the kernel (a CPU not started '
+                       'yet waits in the BIOS)' % (cpu, ip))
+            continue
+        out.append('CPU %d was at EIP %#x: %s' % (cpu, ip, source_of(ip)))
+        try:
+            out.append('  the instruction: %s' % gdb.execute(
+                'x/i %#x' % ip, to_string=True).split(':', 1)[1].strip())
+        except (gdb.error, gdb.MemoryError, IndexError):
+            pass
+        line = source_line(ip)
+        if line:
+            out.append('  the line: %s' % line)
+        try:
+            out.append('  esp was %#x, %s' % (sp, stacks.describe(sp, cpu)))
+        except (gdb.error, gdb.MemoryError) as e:
+            out.append('  esp was %#x (its stack cannot be told this early: %s)'
+                       % (sp, e))
+    last = out
+    return out
+
+
+class KsDeath(gdb.Command):
+    """Say again what the kernel died of (at a stop where it died).
+
+Usage: ks-death
+
+Labs stop where the kernel dies (oops_end or panic) and print this
+report: the kernel's first BUG line and registers, the faulting EIP as
+function and file:line, the stack esp was on (or just outside of), and
+the frames walked by frame pointers across the stacks. Then bt, ks-where,
+ks-bt and info registers show the rest."""
+
+    def __init__(self):
+        super(KsDeath, self).__init__('ks-death', gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        if last is None:
+            raise stacks.KstackError('no death seen in this session (a lab '
+                                     'stops at oops_end or panic if its '
+                                     'kernel dies)')
+        gdb.write('\n'.join(last) + '\n')
+
+
+KsDeath()

@@ -1,0 +1,134 @@
+# A kernel that dies explains itself. Lab 2's exercise, solved (the
+# project's patches/2/0001 on the skeleton), then broken in one line at a
+# time, as a learner breaks it; each graded as the learner grades it
+# (vm/ks grade 2, EXERCISE=1), each built in seconds (only irq_32.c
+# changes). The report of each must name its cause:
+#   no way back     the movl %ebx,%esp after the handler left out: the
+#                   CPU returns on the IRQ stack and faults; esp is just
+#                   above the top of the hardirq stack
+#   never stored    hardirq_stack_ptr never set: a NULL dereference in
+#                   __handle_irq
+#   bottom as top   esp switched to the stack's base, not its top
+#   no saved esp    the bottom word never written: the kernel runs on,
+#                   and the grader fails it by name
+#   endless loop    the handler never returns: a hang, each CPU's place
+#   triple fault    an IDT that holds nothing, loaded before the console
+#                   is up: the guest resets without a word
+# and `make lab N=2 EXERCISE=1` on "never stored" leaves gdb at the
+# death, where bt shows __handle_irq. The tree is check 88's
+# (build/exercise-check), reset to the skeleton with git each run.
+import os
+import re
+import subprocess
+import sys
+import time
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ['EXERCISES'] = os.path.join(
+    os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
+    'exercise-check')
+sys.path.insert(0, TESTS)
+from checklib import BUILD, TOP, expect, facts, log  # noqa: E402
+import exercise  # noqa: E402
+
+KS = os.path.join(TOP, 'vm', 'ks')
+IRQ = 'arch/x86/kernel/irq_32.c'
+
+
+def ks(*args, stdin=None, **env):
+    """vm/ks ARGS on the exercise kernel; (rc, output, seconds)."""
+    t0 = time.time()
+    p = subprocess.run([KS] + [str(a) for a in args], input=stdin,
+                       env=dict(os.environ, EXERCISE='1', **env),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors='replace')
+    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+                                            p.returncode, time.time() - t0), out.rstrip())
+    return p.returncode, out, time.time() - t0
+
+
+# name: (the solution's line(s), what the learner wrote instead)
+BROKEN = {
+    'no way back': ('\t\t     CALL_NOSPEC\n\t\t     "movl\t%%ebx,%%esp\t\\n"\n'
+                    '\t\t     : "=a" (arg1)',
+                    '\t\t     CALL_NOSPEC\n\t\t     : "=a" (arg1)'),
+    'never stored': ('\tper_cpu(hardirq_stack_ptr, cpu) = page_address(ph);\n', ''),
+    'bottom as top': ('\tisp = (u32 *) ((char *)irqstk + sizeof(*irqstk));\n',
+                      '\tisp = (u32 *) irqstk;\n'),
+    'no saved esp': ('\t*prev_esp = current_stack_pointer;\n', ''),
+    'endless loop': ('\t*prev_esp = current_stack_pointer;\n',
+                     '\t*prev_esp = current_stack_pointer;\n\twhile (irqstk)\n'
+                     '\t\tcpu_relax();\n'),
+    'triple fault': ('\tint node = cpu_to_node(cpu);\n',
+                     '\tint node = cpu_to_node(cpu);\n'
+                     '\tstatic const u16 no_idt[3];\n\n'
+                     '\tasm volatile("lidt %0\\n\\tud2" : : "m" (no_idt));\n'),
+}
+
+# name: regular expressions the grade's output must hold: the kernel's
+# first words (or the hang), the function and file:line, the stack.
+EXPECT = {
+    'no way back': [r'BUG: unable to handle page fault',
+                    r'bytes ABOVE the top of CPU \d\'s hardirq stack'],
+    'never stored': [r'BUG: kernel NULL pointer dereference',
+                     r'faulted at EIP 0x[0-9a-f]+: __handle_irq\+0x[0-9a-f]+ '
+                     r'\(arch/x86/kernel/irq_32\.c:\d+\)',
+                     r'esp was 0x[0-9a-f]+, on the task stack of pid'],
+    'bottom as top': [r'the kernel died',
+                      r'bytes BELOW the bottom of CPU \d\'s hardirq stack'],
+    'no saved esp': [r'not ok - .*bottom word'],
+    'endless loop': [r'the guest hung',
+                     r'CPU \d: \$sp 0x[0-9a-f]+ is on',
+                     r'__handle_irq'],
+    'triple fault': [r'triple-faulted',
+                     r'irq_init_percpu_irqstack.*arch/x86/kernel/irq_32\.c:\d+'],
+}
+TIMEOUT = {'endless loop': '20'}
+
+
+def keep(name, out):
+    """A report for the workbook's exercises chapter."""
+    results = os.path.join(BUILD, 'results')
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, 'postmortem-%s.txt' % name.replace(' ', '-')),
+              'w') as f:
+        f.write('$ make grade N=2 EXERCISE=1\n' + out)
+
+
+rc, out = 0, ''
+try:
+    src = exercise.make(2)
+except Exception as e:      # GuestError: the step's own words
+    src, out = None, str(e)
+if expect(src, 'lab 2\'s exercise tree is there', out):
+    exercise.git(src, 'checkout', '-q', '-f', 'skeleton')
+    exercise.git(src, 'clean', '-fdq')
+    for patch in facts.lab(2)['exercise']['solution']:
+        exercise.apply(src, os.path.join(TOP, patch))
+    with open(os.path.join(src, IRQ)) as f:
+        solved = f.read()
+    for name, (right, wrong) in BROKEN.items():
+        if not expect(right in solved, '%s: the solution has the line the '
+                      'learner gets wrong' % name, right):
+            continue
+        with open(os.path.join(src, IRQ), 'w') as f:
+            f.write(solved.replace(right, wrong, 1))
+        rc, out, took = ks('grade', 2, KSTACK_GRADE_TIMEOUT=TIMEOUT.get(name, '120'))
+        missing = [p for p in EXPECT[name] if not re.search(p, out)]
+        left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
+                              stdout=subprocess.PIPE).stdout.decode().split()
+        expect(rc != 0 and not missing and not left,
+               '%s: make grade fails, naming the cause (%s), no QEMU left (%.0f s)'
+               % (name, ', '.join(EXPECT[name]), took),
+               'exit %d, missing %s, QEMUs %s' % (rc, missing, left))
+        keep(name, out)
+        if name == 'never stored':
+            # The learner's lab: gdb stops at the death; bt from there.
+            rc, out, took = ks('lab', 2, stdin=b'bt\nks-where\nquit\n', AHEAD='0')
+            expect(rc != 0 and re.search(r'#\d+ .*__handle_irq', out) and
+                   'the kernel died' in out and 'is on' in out,
+                   'never stored: make lab N=2 EXERCISE=1 stops in gdb at the '
+                   'death, where bt shows __handle_irq and ks-where works',
+                   out[-600:])
+    with open(os.path.join(src, IRQ), 'w') as f:
+        f.write(solved)
