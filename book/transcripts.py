@@ -13,9 +13,14 @@ commands, without the kernel log.
 
 A transcript shows what the learner's terminal shows: each command after
 its prompt, "(gdb) " or "crash> " (gdb's batch mode prints a command as a
-"+cmd" trace line instead), and its output. Lines longer than the PDF's
-page is wide are broken, the break marked with WRAP_MARK. The workbook
-shows them as [source,session] blocks (book/session_lexer.rb).
+"+cmd" trace line instead), and its output. One thing differs: a source
+path in a kernel tree of the build folder is shown relative to that tree
+(kernel/irq/handle.c:206), as a kernel developer quotes it, and any other
+path in the build folder as build/..., not with the absolute path of the
+folder this book was built in (a reader's differs). gdb itself still
+sees the absolute paths, so a lab finds its sources. Lines longer than
+the PDF's page is wide are broken, the break marked with WRAP_MARK. The
+workbook shows them as [source,session] blocks (book/session_lexer.rb).
 """
 import glob
 import os
@@ -45,6 +50,25 @@ WRAP_MARK = '\u21a9'
 # What crash's batch output gets before each command, to be replaced by
 # its prompt.
 CRASH_MARK = '@@ks-command@@ '
+
+
+def build_paths(build):
+    """The spellings of the build folder's absolute path a transcript
+    may hold: as given, and with symbolic links resolved."""
+    return sorted({os.path.abspath(build), os.path.realpath(build)},
+                  key=len, reverse=True)
+
+
+def relative_paths(line, build=BUILD):
+    """LINE with the build folder's absolute path gone: a path inside a
+    kernel source tree (the extracted tarball, a stage's or an exercise's
+    src/) relative to that tree, anything else under the folder as
+    build/..."""
+    for b in build_paths(build):
+        line = re.sub(re.escape(b) + r'/(?:src/linux|stage-\d+/src|'
+                      r'exercises/\d+/src)/', '', line)
+        line = line.replace(b + '/', 'build/').replace(b, 'build')
+    return line
 
 
 def fitted(line):
@@ -126,7 +150,8 @@ def gdb_session(n, walk):
     # From the lab's banner on: the boot and attach lines are noise.
     session = run.output[run.output.index('==== Lab '):]
     noise = ('[Inferior 1 (process 1) detached]', '+set trace-commands off')
-    lines = callouts([l for l in session.splitlines() if l not in noise])
+    lines = callouts([relative_paths(l) for l in session.splitlines()
+                      if l not in noise])
     head = ['# A real session: stage %s, %s %s host, %s,' % (
                 lab['stage'], platform.system(), platform.release(),
                 first_line(['qemu-system-i386', '--version'])),
@@ -149,7 +174,8 @@ def crash_session(n):
     head = ['# A real crash session: stage %s, crash 8.0.2 (Debian i386, run by '
             'qemu-i386), %s. The \\000 bytes that pad each comm are cut.'
             % (stage, today())]
-    lines = [re.sub(r'(\\000)+"', '"', line) for line in out.splitlines()]
+    lines = [relative_paths(re.sub(r'(\\000)+"', '"', line))
+             for line in out.splitlines()]
     write('lab%d.txt' % n,
           '\n'.join(terminal(head + lines, 'crash> ', CRASH_MARK)) + '\n')
 

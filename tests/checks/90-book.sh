@@ -1,7 +1,8 @@
 # The workbook, built from this run: transcripts made now (book/
 # transcripts.py), the tables and plots of labs 4 and 5 from checks 86 and
 # 87, lab 2's figure drawn from its session; the build fails on a missing
-# piece, an asciidoctor warning or a marked symbol its stage lacks. Then
+# piece, an asciidoctor warning or a marked symbol its stage lacks, and a
+# transcript may not show the build folder's absolute path. Then
 # how it renders, as a reader sees it: code spans verbatim in the HTML
 # (book/codespans.py), and transcripts, figures, tables, fonts, the HTML
 # on a phone in Chromium and the PDF's figure pages (book/rendercheck.py,
@@ -29,6 +30,28 @@ if "$TOP/book/transcripts.py" >&2; then
 else
 	not_ok "book/transcripts.py ran to its end"
 fi
+
+# No transcript shows the absolute path of the folder the book was built
+# in: book/transcripts.py shows a source path relative to its kernel tree
+# (kernel/irq/handle.c:206) and anything else in the build folder as
+# build/..., since a reader's folder is elsewhere. abs_paths FILE... prints
+# each line that still holds it, a wrapped line joined to its rest first
+# (a long path may be broken across two).
+abs_paths() {
+	python3 - "$TOP/book" "$BUILD" "$@" <<-'EOF'
+	import sys
+	sys.path.insert(0, sys.argv[1])
+	import transcripts as t
+	for name in sys.argv[3:]:
+	    text = open(name).read().replace(t.WRAP_MARK + '\n  ', '')
+	    for line in text.splitlines():
+	        if any(b in line for b in t.build_paths(sys.argv[2])):
+	            print('%s: %s' % (name, line))
+	EOF
+}
+leaks=$(abs_paths "$book"/transcripts/*.txt 2>&1)
+echo "$leaks" >&2
+expect "no transcript shows the build folder's absolute path ($BUILD)" [ -z "$leaks" ]
 
 # Lab 2's figure is drawn from the same stop as the end of its transcript:
 # the CPU whose hardirq stack ks-bt's first frame is on there, and that
@@ -88,6 +111,29 @@ if BUILD=$tmp/build "$TOP/book/build.sh" > "$tmp/out" 2>&1; then
 	not_ok "the book build fails without its transcripts (it passed)"
 else
 	expect "the book build fails without its transcripts, naming the fix" grep -q "run 'make transcripts'" "$tmp/out"
+fi
+# The path check can fail: a gdb line with the absolute path of a stage's
+# source is caught, also when the line is broken inside the path as a
+# transcript may break a long one; the same line as book/transcripts.py
+# writes it shows kernel/irq/handle.c:206 and passes.
+python3 - "$TOP/book" "$BUILD" "$tmp" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import transcripts as t
+path = os.path.join(sys.argv[2], 'stage-2', 'src', 'kernel', 'irq', 'handle.c')
+line = '#3  0xc10a1b2c in handle_irq_event (desc=0xc1a0e400) at %s:206' % path
+cut = line.index(path) + len(sys.argv[2]) // 2
+broken = line[:cut] + t.WRAP_MARK + '\n  ' + line[cut:]
+fixed = '\n'.join(t.fitted(t.relative_paths(line, sys.argv[2])))
+for name, text in (('raw.txt', line), ('broken.txt', broken), ('fixed.txt', fixed)):
+    with open(os.path.join(sys.argv[3], name), 'w') as f:
+        f.write(text + '\n')
+EOF
+if [ -n "$(abs_paths "$tmp/raw.txt")" ] && [ -n "$(abs_paths "$tmp/broken.txt")" ] &&
+   [ -z "$(abs_paths "$tmp/fixed.txt")" ] && grep -q ' at kernel/irq/handle\.c:206$' "$tmp/fixed.txt"; then
+	ok "the path check catches an absolute build path in a transcript, even broken inside the path, and passes kernel/irq/handle.c:206"
+else
+	not_ok "the path check catches an absolute build path in a transcript (raw: $(cat "$tmp/raw.txt" 2>/dev/null); fixed: $(cat "$tmp/fixed.txt" 2>/dev/null))"
 fi
 
 # Rendering damage: every inline code span of the sources is, verbatim,
