@@ -19,6 +19,7 @@ done
 for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution; do
 	[ -s "$BUILD/results/$f.txt" ] || die "the book needs $BUILD/results/$f.txt: run tests/checks/88-exercises.py (make check does)"
 done
+[ -s "$BUILD/results/postmortem-never-stored.txt" ] || die "the book needs $BUILD/results/postmortem-never-stored.txt: run tests/checks/89-postmortem.py (make check does)"
 "$TOP/book/reference.sh"
 python3 "$TOP/book/plots.py" "$BUILD/results" "$out/figures" || die "the plots of labs 4 and 5 failed"
 python3 "$TOP/book/figure26.py" "$out/figures" || die "the figure of 2.6's stacks failed"

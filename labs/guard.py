@@ -29,6 +29,7 @@
 # the guard stays armed, so a guest that dies mid-grading is explained
 # and ends gdb the same way.
 import os
+import re
 
 import gdb
 
@@ -100,6 +101,12 @@ def on_hang():
     armed = False
     lines = ['==== the guest hung: where each CPU was when it was stopped ====']
     for cpu in range(len(gdb.selected_inferior().threads())):
+        ip, cs = stacks.regs_of(cpu, 'pc', 'cs')
+        if cs & 3:
+            task = death.current_of(cpu)
+            lines.append('  CPU %d: in user mode at %#x, running %s'
+                         % (cpu, ip, task))
+            continue
         for command in ('ks-where %d' % cpu, 'ks-bt %d' % cpu):
             try:
                 text = gdb.execute(command, to_string=True)
@@ -110,8 +117,10 @@ def on_hang():
     if vmcore:
         try:
             gdb.execute('monitor dump-guest-memory %s' % vmcore, to_string=True)
-            lines.append('A dump of its memory: %s (make crash N=k DUMP=%s opens '
-                         'it)' % (vmcore, vmcore))
+            stage = re.search(r'/stage-(\d+)/obj/', gdb.objfiles()[0].filename)
+            lines.append('A dump of its memory: %s' % vmcore)
+            lines.append('  make crash N=%s DUMP=%s opens it'
+                         % (stage.group(1) if stage else 'k', vmcore))
         except gdb.error as e:
             lines.append('(no dump: %s)' % e)
     keep('postmortem.txt', lines)

@@ -72,3 +72,19 @@ def record(run, kind):
     """The one record of KIND the probe emitted, or None."""
     found = records(run, kind)
     return found[0] if found else None
+
+
+def fit(lines, width=86):
+    """LINES broken to the PDF's width for the workbook, each break
+    marked as the transcripts mark theirs, and the build folder's path
+    said as a learner's clone says it (build/...)."""
+    fitted = []
+    for line in lines:
+        line = line.replace(BUILD + '/', 'build/')
+        while len(line) > width:
+            cut = line.rfind(' ', width // 2, width - 1) + 1 or width - 1
+            fitted.append(line[:cut] + '\u21a9')
+            line = '        ' + line[cut:]
+        fitted.append(line)
+    return fitted
+

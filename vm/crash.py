@@ -64,9 +64,10 @@ def dump(stage):
     return vmcore
 
 
-def command(stage, quiet=True):
+def command(stage, quiet=True, vmcore=None):
     """The command line that opens stage STAGE's dump with crash (QUIET:
-    no banner, for a batch of commands)."""
+    no banner, for a batch of commands); VMCORE: another dump of that
+    kernel (a hung lab's, which vm/ks keeps in its run folder)."""
     if not os.access(CRASH, os.X_OK):
         raise GuestError("crash is not in the build cache: run 'make deps'")
     if not shutil.which('qemu-i386'):
@@ -75,7 +76,10 @@ def command(stage, quiet=True):
     if not os.path.exists(os.path.join(obj, 'vmlinux')):
         raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
                          % (stage, stage))
-    vmcore = dump(stage)
+    if vmcore is None:
+        vmcore = dump(stage)
+    elif not os.path.isfile(vmcore):
+        raise GuestError('no dump at %s' % vmcore)
     crash_map = os.path.join(stage_dir(stage), 'crash.map')
     with open(os.path.join(obj, 'System.map')) as f, open(crash_map, 'w') as out:
         for line in f:

@@ -14,10 +14,16 @@ obj=$(stage_obj "$k")
 out=$(stage_dir "$k")/modules
 [ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
 key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/modules/*; cat "$0"; } | sha256sum | cut -c1-16)
-[ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] && exit 0
+# The stamp vouches for the archive only while it has the size it was
+# made with: one cut short is made again.
+built() {
+	[ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] &&
+		[ "$(stat -c %s "$out.cpio" 2>/dev/null)" = "$(cat "$out/modules.size" 2>/dev/null)" ]
+}
+built && exit 0
 
 build_lock
-[ -f "$out/modules.stamp" ] && [ "$(cat "$out/modules.stamp")" = "$key" ] && exit 0
+built && exit 0
 echo "stage $k's modules|$out/build.log" > "$BUILD/.build.what"
 rm -rf "$out" "$out.cpio"
 mkdir -p "$out/src" "$out/root/lib/modules"
@@ -32,4 +38,5 @@ cp "$out"/src/*.ko "$out/root/lib/modules/"
 # cpio in the newc format the kernel unpacks, appended after the main one.
 (cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.cpio.tmp"
 mv "$out.cpio.tmp" "$out.cpio"
+stat -c %s "$out.cpio" > "$out/modules.size"
 echo "$key" > "$out/modules.stamp"

@@ -50,6 +50,15 @@ def _console_text():
         return ''
 
 
+def current_of(cpu):
+    """'pid N (comm)' of the task current on CPU, or '?'."""
+    try:
+        t = stacks.current_task(cpu)
+        return 'pid %d (%s)' % (int(t['pid']), t['comm'].string())
+    except (gdb.error, gdb.MemoryError):
+        return '?'
+
+
 def source_of(pc):
     """'function (file:line)' for a code address; an inlined function is
     named with the function it was inlined into."""

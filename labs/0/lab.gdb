@@ -19,10 +19,13 @@ ks-lab-stop __handle_irq
 python import stepirq
 
 echo \n
-echo ==== Lab 0: the lab machine (stage 0: Linux 6.1 as Debian ships it) ====\n
+echo ==== Lab 0: the lab machine (stage 0: Debian's 6.1 source, our debugging config) ====\n
 echo Stopped in __handle_irq(), a device interrupt after boot.\n
 echo Try:\n
 echo \  bt                        the path from the interrupt entry to here\n
+echo \                            (gdb's unwinder stops at the entry code: ?? ())\n
+echo \  ks-bt                     the same path by frame pointers, down to the\n
+echo \                            interrupted code and across stacks\n
 echo \  p desc->irq_data.irq      the IRQ (4 is the serial port)\n
 echo \  info threads              one thread per CPU\n
 echo \  p $lx_per_cpu("current_task", 1)->comm\n

@@ -24,7 +24,7 @@ os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
 sys.path.insert(0, TESTS)
-from checklib import TOP, expect, facts, log  # noqa: E402
+from checklib import TOP, expect, facts, fit, log  # noqa: E402
 import exercise  # noqa: E402
 
 KS = os.path.join(TOP, 'vm', 'ks')
@@ -48,14 +48,7 @@ def keep(n, name, out):
     os.makedirs(results, exist_ok=True)
     lines = [l for l in out.splitlines()
              if l.startswith(('ok - ', 'not ok - ', 'skip - ', '    ', 'lab '))]
-    # Broken to the PDF's width, the break marked as the transcripts'.
-    fitted = []
-    for line in lines:
-        while len(line) > 86:
-            cut = line.rfind(' ', 43, 85) + 1 or 85
-            fitted.append(line[:cut] + '\u21a9')
-            line = '        ' + line[cut:]
-        fitted.append(line)
+    fitted = fit(lines)
     with open(os.path.join(results, 'exercise%d-%s.txt' % (n, name)), 'w') as f:
         f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(fitted) + '\n')
 

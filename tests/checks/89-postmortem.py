@@ -28,7 +28,7 @@ os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
 sys.path.insert(0, TESTS)
-from checklib import BUILD, TOP, expect, facts, log  # noqa: E402
+from checklib import BUILD, TOP, expect, facts, fit, log  # noqa: E402
 import exercise  # noqa: E402
 
 KS = os.path.join(TOP, 'vm', 'ks')
@@ -92,7 +92,8 @@ def keep(name, out):
     os.makedirs(results, exist_ok=True)
     with open(os.path.join(results, 'postmortem-%s.txt' % name.replace(' ', '-')),
               'w') as f:
-        f.write('$ make grade N=2 EXERCISE=1\n' + out)
+        f.write('\n'.join(['$ make grade N=2 EXERCISE=1'] + fit(
+            l for l in out.splitlines() if not l.startswith('[kernel.sh]'))) + '\n')
 
 
 rc, out = 0, ''
