@@ -111,3 +111,40 @@ def on_current_stack(addr, cpu_nr):
     """ADDR lies on the stack of the task current on CPU_NR."""
     stack = int(current(cpu_nr)['stack'])
     return stack <= addr < stack + thread_size()
+
+
+def stack_kind(addr, cpu_nr):
+    """Which of CPU_NR's stacks ADDR lies on, from the kernel's data:
+    'task' (the current task's), 'hardirq', 'softirq', or 'other'. (A
+    prediction's observed value: labs/N/lab.toml's choices.)"""
+    if on_current_stack(addr, cpu_nr):
+        return 'task'
+    for kind in ('hardirq', 'softirq'):
+        base = irq_stack(kind, cpu_nr)
+        if base and base <= addr <= base + thread_size():
+            return kind
+    return 'other'
+
+
+def irq_regs(cpu_nr):
+    """The pt_regs of the interrupt CPU_NR is handling, as
+    __common_interrupt() set them (set_irq_regs()): the interrupted
+    code's registers; 0 outside a device interrupt."""
+    return val('$lx_per_cpu("__irq_regs", %d)' % cpu_nr)
+
+
+def from_kernel_mode(regs):
+    """The interrupt whose pt_regs are at REGS came from kernel mode (CPL
+    0), so its regs->sp is the interrupted kernel esp (6.1's entry code
+    completes the frame, FIXUP_FRAME in entry_32.S)."""
+    return regs and not val('((struct pt_regs *)%d)->cs' % regs) & 3
+
+
+def entry_cost(cpu_nr):
+    """Bytes between the interrupted esp (regs->sp) and $sp now: what
+    the interrupt has put on the stack it interrupted so far; None if
+    it came from user mode."""
+    regs = irq_regs(cpu_nr)
+    if not from_kernel_mode(regs):
+        return None
+    return val('((struct pt_regs *)%d)->sp' % regs) - val('$sp')

@@ -82,11 +82,23 @@ def lab(n):
     return facts
 
 
+def predictions(n):
+    """Lab N's predictions: {predict_KEY: its facts}, the questions whose
+    key starts with predict_; each names in observed the grader's record
+    it is shown beside."""
+    return {k: q for k, q in lab(n)['questions'].items()
+            if k.startswith('predict_')}
+
+
 def tolerance(n, key):
     """How far, in percent, a learner's answer KEY to lab N may be from
-    the grader's own run; Unknown if lab N asks no such question."""
+    the grader's own run (KEY: a question, or what a prediction is
+    compared with, its observed); Unknown if lab N has no such key."""
     questions = lab(n)['questions']
-    if key not in questions:
-        raise Unknown('lab %d asks no question %r (it asks: %s)' % (
-            n, key, ' '.join(questions)))
-    return questions[key].get('tolerance', 0)
+    if key in questions:
+        return questions[key].get('tolerance', 0)
+    for q in predictions(n).values():
+        if q.get('observed') == key:
+            return q.get('tolerance', 0)
+    raise Unknown('lab %d asks no question %r (it asks: %s)' % (
+        n, key, ' '.join(questions)))

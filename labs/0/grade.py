@@ -4,7 +4,9 @@
 import re
 
 import facts
-from gdbutil import area_of, cpu, current, frame_name, run, start_lab, val
+from gdbutil import (area_of, continue_to, cpu, current, entry_cost,
+                     frame_name, from_kernel_mode, irq_regs, run, stack_kind,
+                     start_lab, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
 
@@ -25,7 +27,6 @@ def cpus():
     online = val('__num_online_cpus.counter')
     expect(val('nr_cpu_ids'), 2, 'nr_cpu_ids')
     expect(online, 2, 'CPUs online (__num_online_cpus)')
-    answer('cpus', online)
 
 
 @test("current on each CPU is the task lx-ps lists for its pid (or the "
@@ -53,7 +54,6 @@ def current_tasks():
 def irq_stacks():
     ts = expect(val('sizeof(init_stack)'), STAGE['thread_size'],
                 'THREAD_SIZE (sizeof(init_stack))')
-    answer('thread_size', ts)
     bases = []
     for c in range(2):
         for kind in ('hardirq', 'softirq'):
@@ -67,7 +67,9 @@ def irq_stacks():
     expect_true(len(set(bases)) == 4 and not overlap, 'the four stacks',
                 'four stacks, %d bytes apart at least' % ts,
                 ' '.join('%#x' % b for b in bases))
-    answer('hardirq_stack_cpu0', bases[0])
+    # bases: CPU 0's hardirq and softirq stacks, then CPU 1's.
+    answer('hardirq_stacks', len(bases[0::2]))
+    answer('irq_stack_bytes', len(bases) * ts)
 
 
 @test('ks-where names an area holding $sp', parent=stop)
@@ -79,14 +81,32 @@ def where():
     expect_true(base is not None, 'ks-where\'s area line', 'area 0x...-0x...',
                 out.strip())
     expect_in(sp, base, top + 1, '$sp, against ks-where\'s area %#x-%#x' % (base, top))
+    answer('stop_stack', stack_kind(sp, cpu()))
     return out.splitlines()[0]
+
+
+@test('an interrupt from kernel mode: regs->sp (the interrupted esp) lies '
+      'above $sp in __handle_irq, on the same stack', parent=stop)
+def entry_bytes():
+    # The lab's stop may have interrupted user mode, where regs->sp is the
+    # user's esp: then the next stop in __handle_irq that did not.
+    if not from_kernel_mode(irq_regs(cpu())):
+        expect_true(continue_to('__handle_irq', lambda: from_kernel_mode(
+            irq_regs(cpu()))), 'a stop in __handle_irq', 'an interrupt from '
+            'kernel mode', 'none in 400 stops')
+    sp, cost = val('$sp'), entry_cost(cpu())
+    expect_in(cost, val('sizeof(struct pt_regs)'), 1024,
+              'regs->sp - $sp, in bytes (the interrupted esp, above $sp)')
+    expect(stack_kind(sp + cost, cpu()), stack_kind(sp, cpu()),
+           'the stack regs->sp is on, against the stack $sp is on')
+    answer('entry_bytes', cost)
+    return '%d bytes, %s stack' % (cost, stack_kind(sp, cpu()))
 
 
 @test('thread_info is the first member of task_struct: $current_thread_info() '
       '= &current->thread_info', parent=stop)
 def thread_info():
     off = val('&((struct task_struct *)0)->thread_info')
-    answer('thread_info_offset', off)
     expect(off, 0, 'offsetof(struct task_struct, thread_info)')
     expect(val('$current_thread_info()'),
            int(current(cpu())['thread_info'].address),
@@ -96,8 +116,9 @@ def thread_info():
 @test("the bottom word of the current task's stack is STACK_END_MAGIC",
       parent=stop)
 def end_magic():
-    expect(val('*(unsigned long *)%d' % int(current(cpu())['stack'])),
-           MAGIC, 'the word at current->stack')
+    bottom = word(int(current(cpu())['stack']))
+    answer('stack_bottom', {MAGIC: 'end_magic', 0: 'zero'}.get(bottom, '%#x' % bottom))
+    expect(bottom, MAGIC, 'the word at current->stack')
 
 
 @test("lx-dmesg shows the stage 0 kernel's banner", parent=stop)
@@ -127,7 +148,11 @@ def switch():
     expect_true(m, 'ks-watch-switch\'s report', 'a switch onto a hardirq stack',
                 out.strip()[:200])
     hard = val('$lx_per_cpu("hardirq_stack_ptr", %d)' % cpu())
-    expect(int(m.group(3), 16), hard + STAGE['thread_size'],
+    before, after = int(m.group(2), 16), int(m.group(3), 16)
+    task = int(current(cpu())['stack'])
+    answer('switch_target', 'same_stack' if task <= after <= task + STAGE['thread_size']
+           and task <= before < task + STAGE['thread_size'] else 'other_stack')
+    expect(after, hard + STAGE['thread_size'],
            'the esp it reports, against the top of CPU %d\'s hardirq stack' % cpu())
     return m.group(0)
 

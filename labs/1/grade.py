@@ -4,10 +4,11 @@
 import re
 
 import facts
-from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     on_current_stack, run, start_lab, thread_size, val)
-from gradelib import (answer, expect, expect_true, lab_number, run_tests,
-                      test)
+from gdbutil import (continue_to, cpu, current, entry_cost,
+                     interrupted_kernel_task_stack, on_current_stack, run,
+                     stack_kind, start_lab, thread_size, val)
+from gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                      run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 HITS = 20          # handler stops to measure the depth over
@@ -22,9 +23,7 @@ def stop():
 
 @test('task stacks are THREAD_SIZE (vm/stages.toml)', parent=stop)
 def stack_size():
-    ts = expect(thread_size(), STAGE['thread_size'],
-                'THREAD_SIZE (sizeof(init_stack))')
-    answer('thread_size', ts)
+    expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
 
 
 @test("at do_IRQ, $sp is on the interrupted task's stack, as ks-where says",
@@ -56,19 +55,31 @@ def no_irq_stacks():
 def handler():
     # Each time an interrupt of kernel code, so that the task stack held
     # more than the entry frame.
-    deepest = 0
+    deepest, costs = 0, []
     for hit in range(HITS):
         expect_true(continue_to('handle_irq_event', interrupted_kernel_task_stack),
                     'stop %d of %d in handle_irq_event' % (hit + 1, HITS),
                     'an interrupt of kernel code on a task stack', 'none in 400 stops')
         c, sp = cpu(), val('$sp')
         stack = int(current(c)['stack'])
+        if not hit:
+            answer('handler_stack', stack_kind(sp, c))
+        # What the interrupt has put on the task's stack by the handler:
+        # the interrupted esp (regs->sp) minus $sp.
+        costs.append(entry_cost(c))
         expect_true(on_current_stack(sp, c), '$sp in handle_irq_event, stop %d'
                     % (hit + 1), "on the interrupted task's stack, %#x-%#x"
                     % (stack, stack + thread_size()), '%#x' % sp)
         deepest = max(deepest, stack + thread_size() - sp)
     answer('deepest_handler', deepest)
-    return 'deepest %d bytes from the top' % deepest
+    # The same path, the same cost, for every interrupt of one flow
+    # handler (the serial port's, handle_edge_irq): the most common.
+    cost = max(set(costs), key=costs.count)
+    expect_in(cost, val('sizeof(struct pt_regs)'), 2048,
+              "the interrupt's cost to the task's stack at handle_irq_event, "
+              'regs->sp - $sp')
+    answer('handler_cost', cost)
+    return 'deepest %d bytes from the top; the path costs %d bytes' % (deepest, cost)
 
 
 @test("ks-bt shows the handler's frames on the task stack, no switch",
@@ -78,6 +89,7 @@ def handler_bt():
     expect_true('handle_irq_event' in bt, 'ks-bt in handle_irq_event',
                 'a handle_irq_event frame', bt.strip()[:300])
     before_regs = bt.split('pt_regs')[0]
+    answer('bt_switch', 'yes' if '^^' in before_regs else 'no')
     expect_true('^^' not in before_regs, 'ks-bt above the pt_regs',
                 'no "^^" stack switch', before_regs.strip()[:300])
 
@@ -99,6 +111,7 @@ def softirq():
 def softirq_stack():
     c, sp = cpu(), val('$sp')
     stack = int(current(c)['stack'])
+    answer('softirq_stack', stack_kind(sp, c))
     expect_true(on_current_stack(sp, c), '$sp in __do_softirq',
                 "on the interrupted task's stack, %#x-%#x"
                 % (stack, stack + thread_size()), '%#x' % sp)

@@ -6,13 +6,14 @@ import gdb
 from kstack import switch
 
 import facts
-from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     irq_stack, run, start_lab, stepi_off, thread_size, val,
-                     word)
-from gradelib import (answer, expect, expect_true, lab_number, run_tests,
-                      test)
+from gdbutil import (continue_to, cpu, current, entry_cost,
+                     interrupted_kernel_task_stack, irq_stack, run, start_lab,
+                     stepi_off, thread_size, val, word)
+from gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                      run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
+MAGIC = facts.kernel()['stack_end_magic']
 SWITCHES = (('__handle_irq', 'hardirq'), ('do_softirq_own_stack', 'softirq'))
 
 
@@ -48,11 +49,8 @@ def irq_stacks():
                         'a stack\'s address' if want else 'none (this kernel '
                         'has no %s stack)' % kind, '%#x' % base if base else
                         'none (no %s_stack_ptr, or NULL)' % kind)
-    size = expect(val('sizeof(struct irq_stack)'), STAGE['thread_size'],
-                  'an IRQ stack\'s size (sizeof(struct irq_stack))')
-    answer('irq_stack_size', size)
-    for kind in ('hardirq', 'softirq'):
-        answer('%s_stack_cpu0' % kind, irq_stack(kind, 0))
+    expect(val('sizeof(struct irq_stack)'), STAGE['thread_size'],
+           'an IRQ stack\'s size (sizeof(struct irq_stack))')
 
 
 def switch_tests(c, function, kind):
@@ -80,6 +78,11 @@ def switch_tests(c, function, kind):
                     break
             expect(cpu(), c, 'the CPU of the stop at the xchg')
             seen.update(before=val('$sp'), after=val('$ebx'))
+            if function == '__handle_irq':
+                # Still on the interrupted stack: what the interrupt has
+                # cost it so far (a device interrupt from kernel mode:
+                # from user mode, __handle_irq does not switch).
+                seen['cost'] = entry_cost(c)
             stepi_off(val('$pc'))
         finally:
             for bp in bps:
@@ -90,11 +93,31 @@ def switch_tests(c, function, kind):
                '$ebx at the xchg (the esp it moves to), against the top of '
                'the %s stack' % kind)
         expect(seen['now'], seen['after'], '$sp after the xchg (stepi)')
-        return 'esp %#x -> %#x' % (seen['before'], seen['now'])
+        if c == 0:
+            top = irq_top(kind, c)
+            if kind == 'hardirq':
+                answer('ebx_at_xchg', {top: 'hardirq_top', top - thread_size():
+                                       'hardirq_base', seen['before']:
+                                       'interrupted_esp'}.get(seen['after'],
+                                                              '%#x' % seen['after']))
+                answer('hardirq_used', top - seen['now'])
+        if 'cost' in seen:
+            expect_in(seen['cost'], val('sizeof(struct pt_regs)'), 1024,
+                      'regs->sp - $sp at the xchg, in bytes (the interrupted '
+                      'esp, above $sp)')
+            if c == 0:
+                answer('entry_cost', seen['cost'])
+        return 'esp %#x -> %#x%s' % (seen['before'], seen['now'], (
+            '; the interrupt cost the stack it came from %d bytes' % seen['cost']
+            if 'cost' in seen else ''))
 
     @test("CPU %d: the %s stack's bottom word holds the esp it came from"
           % (c, kind), parent=onto)
     def saved():
+        if c == 0:
+            answer('hardirq_bottom' if kind == 'hardirq' else 'softirq_bottom',
+                   {seen['before']: 'interrupted_esp', MAGIC: 'end_magic',
+                    0: 'zero'}.get(seen['saved'], '%#x' % seen['saved']))
         expect(seen['saved'], seen['before'], "the word at the %s stack's "
                "bottom, against esp before the xchg" % kind)
         # A device interrupt can also land while a softirq runs on the
@@ -128,6 +151,7 @@ def handler():
       'stack', parent=handler)
 def bt_across():
     bt = run('ks-bt')
+    answer('bt_stacks', 1 + sum('^^' in line for line in bt.splitlines()))
     crossing = '^^ hardirq cpu%d was reached from task' % cpu()
     expect_true(re.search(re.escape(crossing), bt), 'ks-bt\'s crossings',
                 crossing + ' ...', ' '.join(l.strip() for l in bt.splitlines()

@@ -3,8 +3,9 @@
 import re
 
 import facts
-from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     irq_stack, run, start_lab, thread_size, val, word)
+from gdbutil import (continue_to, cpu, current, entry_cost,
+                     interrupted_kernel_task_stack, irq_stack, run, stack_kind,
+                     start_lab, thread_size, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
 
@@ -33,8 +34,7 @@ def stop():
 
 @test('stacks are one page: THREAD_SIZE as vm/stages.toml says', parent=stop)
 def stack_size():
-    ts = expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
-    answer('thread_size', ts)
+    expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
 
 
 @test('a stop at an interrupt of kernel code on an ordinary task\'s stack',
@@ -98,6 +98,22 @@ def where_room():
     return '%s above the line' % m.group(1)
 
 
+@test('in __handle_irq, where the check reads esp: the least room an '
+      'interrupted task needs for no warning is the line plus what the '
+      'interrupt has put on its stack', parent=ordinary_stop)
+def quiet_room():
+    # check_stack_overflow() warns when esp, read in __handle_irq(), is
+    # under the line: the interrupted esp must be the line plus the
+    # entry's cost above the stack's bottom for it to stay quiet.
+    expect_true(continue_to('__handle_irq', ordinary), 'a stop in __handle_irq',
+                'an interrupt of kernel code on a task stack other than dd\'s',
+                'none in 400 stops')
+    cost = expect_in(entry_cost(cpu()), val('sizeof(struct pt_regs)'), 1024,
+                     'regs->sp - $sp in __handle_irq, in bytes')
+    answer('quiet_room', WARN + cost)
+    return '%d + %d = %d bytes' % (WARN, cost, WARN + cost)
+
+
 # The interrupt-entry check firing: the workload's dd recurses in the lab
 # module until little room is left and waits; a serial interrupt arriving
 # then finds sp & (THREAD_SIZE-1) below the warning line, and
@@ -108,9 +124,11 @@ FIRED = {}
 @test('the check fires: print_stack_overflow() runs on the CPU\'s hardirq '
       'stack', parent=stop)
 def fired():
-    expect_true(continue_to('print_stack_overflow'), 'a stop in '
-                'print_stack_overflow', 'one', 'none in 400 stops')
+    hit = continue_to('print_stack_overflow')
+    answer('check_fires', 'yes' if hit else 'no')
+    expect_true(hit, 'a stop in print_stack_overflow', 'one', 'none in 400 stops')
     c = cpu()
+    answer('report_stack', stack_kind(val('$sp'), c))
     hard = irq_stack('hardirq', c)
     expect_in(val('$sp'), hard, hard + thread_size(),
               '$sp, against CPU %d\'s hardirq stack' % c)
@@ -126,7 +144,6 @@ def room_at_warning():
     base, saved = FIRED['base'], FIRED['saved']
     expect_in(saved, base, base + WARN, 'the interrupted esp, against the '
               'end of %s\'s stack + the %d-byte line' % (FIRED['comm'], WARN))
-    answer('room_at_warning', saved - base)
     return '%d bytes above the end of the stack' % (saved - base)
 
 

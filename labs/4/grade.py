@@ -3,9 +3,11 @@
 # grade N=4) in gdb batch mode against a fresh guest.
 import re
 
+import gdb
+
 import facts
 from gdbutil import cpu, current, frame_name, run, start_lab, val, word
-from gradelib import answer, expect, expect_true, run_tests, test
+from gradelib import answer, expect, expect_in, expect_true, run_tests, test
 
 MAGIC = facts.kernel()['stack_end_magic']
 DD = {}            # dd's task and the bottom of its stack, at the lab's stop
@@ -31,14 +33,33 @@ def intact():
 def overwrite():
     run('continue')
     name = frame_name()
+    answer('overwriter', 'recursion' if name == 'descend' else 'interrupt')
     expect(name, 'descend', 'the function the watchpoint stopped in')
     got = word(DD['base'])
     expect_true(got != MAGIC, 'the word at the bottom of dd\'s stack',
                 'not %#x any more' % MAGIC, '%#x' % got)
     DD['depth'] = val('depth')
-    answer('overwritten_by', name)
     answer('depth_at_overwrite', DD['depth'])
     return 'at depth %d' % DD['depth']
+
+
+@test('one descend() call takes the same bytes of stack as the next: '
+      '$sp of frame 2 minus $sp of frame 1', parent=overwrite)
+def frame_bytes():
+    # gdb's $sp in an outer frame is where the frame's call left it: the
+    # difference between two callers is one whole call (return address,
+    # saved registers, the 256 bytes of locals and what else it keeps).
+    frames = [gdb.selected_frame()]
+    for _ in range(3):
+        frames.append(frames[-1].older())
+    names = [f.name() if f else None for f in frames]
+    expect(names, ['descend'] * 4, 'the innermost four frames')
+    sps = [int(f.read_register('sp')) & 0xffffffff for f in frames[1:]]
+    sizes = [b - a for a, b in zip(sps, sps[1:])]
+    expect(sizes[0], sizes[1], 'frame 2 - frame 1, against frame 3 - frame 2')
+    size = expect_in(sizes[0], 256, 512, 'the bytes of one descend() call')
+    answer('frame_bytes', size)
+    return '%d bytes' % size
 
 
 @test("ks-where says $sp is below the end of dd's stack", parent=overwrite)

@@ -1,16 +1,19 @@
 # Grader of lab 5 (stage 3): a thread made by vm/guest/threads gets a
-# one-page, page-aligned kernel stack with its end magic. Run by vm/ks
+# one-page kernel stack with its end magic; what a thread costs besides. Run by vm/ks
 # (make grade N=5) in gdb batch mode against a fresh guest; the counts
 # are checked by tests/checks/87-*.
 import gdb
 
 import facts
-from gdbutil import cpu, current, frame_name, run, start_lab, thread_size, word
-from gradelib import (answer, expect, expect_true, lab_number, run_tests,
-                      test)
+from gdbutil import (cpu, current, frame_name, run, start_lab, thread_size, val,
+                     word)
+from gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                      run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
+PAGE = 4096
+MIB = 1 << 20
 NEW = {}           # the new thread: its pid and stack
 
 
@@ -28,17 +31,30 @@ def new_thread():
     task = gdb.parse_and_eval('$').dereference()
     NEW.update(pid=int(task['pid']), stack=int(task['stack']))
     expect_true(NEW['stack'], 'its stack', 'an address', 'NULL')
-    answer('new_pid', NEW['pid'])
     return 'pid %d' % NEW['pid']
 
 
-@test('the new thread has a THREAD_SIZE stack (vm/stages.toml), aligned to '
-      'its size', parent=new_thread)
+# At stage 3 every page is a multiple of 4096, so alignment to THREAD_SIZE
+# shows nothing here: the check is the size, and that it starts a page.
+@test('the new thread has a THREAD_SIZE stack (vm/stages.toml): one page',
+      parent=new_thread)
 def stack():
     ts = expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
-    expect(NEW['stack'] % ts, 0, 'its stack %#x modulo THREAD_SIZE' % NEW['stack'])
-    answer('stack_bytes', ts)
+    expect(NEW['stack'] % PAGE, 0, 'its stack %#x modulo the page size' % NEW['stack'])
+    answer('stack_pages', ts // PAGE)
     return '%d bytes at %#x' % (ts, NEW['stack'])
+
+
+@test("a thread costs its stack and a task_struct: threads per MiB at 4K "
+      "and at 8K stacks", parent=stop)
+def per_thread():
+    task = expect_in(val('sizeof(struct task_struct)'), 512, 8192,
+                     'sizeof(struct task_struct), in bytes')
+    answer('task_bytes', task)
+    answer('mib_threads_4k', MIB // (4096 + task))
+    answer('mib_threads_8k', MIB // (8192 + task))
+    return 'task_struct %d bytes: %d threads per MiB at 4K, %d at 8K' % (
+        task, MIB // (4096 + task), MIB // (8192 + task))
 
 
 @test('its lowest word already holds STACK_END_MAGIC', parent=new_thread)

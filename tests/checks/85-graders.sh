@@ -8,9 +8,9 @@
 . "$TOP/tests/lib.sh"
 
 # why_answers N FILE: write lab N's "why" questions (labs/N/lab.toml) to
-# FILE, each answered twice: the right choice (or a sentence with a word
-# the question accepts), then the next choice (or words it does not
-# accept). Prints them as "key<TAB>right<TAB>wrong" lines.
+# FILE, each answered twice: the right choice (or the question's first
+# right sample, labs/N/lab.toml), then the next choice (or its first
+# wrong sample). Prints them as "key<TAB>right<TAB>wrong" lines.
 why_answers() {
 	python3 - "$TOP/vm" "$1" "$2" <<'EOF'
 import sys
@@ -22,9 +22,8 @@ with open(path, 'w') as f:
         if 'answer' in q:
             right = q['answer']
             wrong = 'abcd'[('abcd'.index(right) + 1) % 4]
-        elif 'accept' in q:
-            right, wrong = 'it is the %s' % q['accept'][0], 'no idea'
-            assert not any(w.lower() in wrong for w in q['accept'])
+        elif 'right' in q:
+            right, wrong = q['right'][0], q['wrong'][0]
         else:
             continue
         f.write('%s = %s\n%s = %s\n' % (key, right, key, wrong))
@@ -68,11 +67,14 @@ done
 
 # Answers: what lab 0's grader found in its run above, as a learner would
 # write them down. The grader's answers are its "answer" records, kept
-# beside its log (vm/results.py).
+# beside its log (vm/results.py); those of its questions (the others are
+# what its predictions are shown beside).
 answers=$BUILD/check/lab0.answers
-python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import results
+python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import facts, results
+asked = facts.lab(0)["questions"]
 for r in results.read(sys.argv[2], "answer"):
-    print("%s = %s" % (r["key"], r["value"]))' "$TOP/vm" "${log0%.log}.jsonl" > "$answers"
+    if r["key"] in asked:
+        print("%s = %s" % (r["key"], r["value"]))' "$TOP/vm" "${log0%.log}.jsonl" > "$answers"
 cat "$answers" >&2
 n=$(grep -c . "$answers")
 out=$("$TOP/vm/ks" grade 0 "$answers" 2>&1) && rc=0 || rc=$?
@@ -82,14 +84,28 @@ if [ "$n" -gt 0 ] && [ $rc = 0 ] && [ "$(echo "$out" | grep -c '^ok - answer ')"
 else
 	not_ok "lab 0 accepts correct answers ($n of them; exit $rc)"
 fi
-# A learner's slip: half the THREAD_SIZE the grader found.
-right=$(sed -n 's/^thread_size = //p' "$answers")
+# A learner's slip: half the IRQ stacks' bytes the grader found.
+right=$(sed -n 's/^irq_stack_bytes = //p' "$answers")
 right=${right:-0}
-sed "s/^thread_size = .*/thread_size = $((right / 2))/" "$answers" > "$answers.wrong"
+sed "s/^irq_stack_bytes = .*/irq_stack_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
 out=$("$TOP/vm/ks" grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
-if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer thread_size = $((right / 2)), but this run found $right"; then
-	ok "lab 0 rejects a wrong answer by name (thread_size = $((right / 2)))"
+if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer irq_stack_bytes = $((right / 2)), but this run found $right"; then
+	ok "lab 0 rejects a wrong answer by name (irq_stack_bytes = $((right / 2)))"
 else
-	not_ok "lab 0 rejects a wrong answer by name (thread_size = $((right / 2)); exit $rc)"
+	not_ok "lab 0 rejects a wrong answer by name (irq_stack_bytes = $((right / 2)); exit $rc)"
+fi
+
+# Predictions: lab 0's, one as the run saw it and one not, are shown
+# beside what the run observed, the second marked, and neither is scored
+# (the run passes with both).
+predicted=$answers.predict
+{ cat "$answers"; echo 'predict_hardirq_stacks = 2'; echo 'predict_stack_bottom = thread_info'; } > "$predicted"
+out=$("$TOP/vm/ks" grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
+echo "$out" >&2
+if [ $rc = 0 ] && echo "$out" | grep -q '^  predict_hardirq_stacks  *2  *2$' &&
+   echo "$out" | grep -q '^  predict_stack_bottom  *thread_info  *end_magic  *<- differs$'; then
+	ok "lab 0 shows predictions beside what its run saw, marks the one that differs, and does not score them"
+else
+	not_ok "lab 0 shows predictions beside what its run saw, marks the one that differs, and does not score them (exit $rc)"
 fi
