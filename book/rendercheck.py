@@ -190,8 +190,9 @@ def check_html(page, sources):
 
 # ---- the HTML in Chromium ------------------------------------------------
 
-# Added to a copy of the page: with ?target=ID, everything before element
-# ID is removed, so that the first screen shows it (Chromium's headless
+# Added to a copy of the page: every folded block opened; with ?target=ID,
+# everything before element ID is removed, so that the first screen
+# shows it (Chromium's headless
 # screenshot does not scroll to a #fragment); ?measure notes what sticks
 # out of a PHONE-wide page, outside a box that scrolls by itself.
 # (Headless Chromium's window is 500 px at the least in --dump-dom mode, so
@@ -199,6 +200,9 @@ def check_html(page, sources):
 # 420 and 500 px.)
 PROBE = '''<script>
 window.addEventListener('load', function () {
+  // The folded blocks (the labs' sessions and what you should have
+  // seen), open, as a reader who has run the lab has them.
+  document.querySelectorAll('details').forEach(function (d) { d.open = true; });
   var q = new URLSearchParams(location.search);
   var target = q.get('target');
   if (target) {
