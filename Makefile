@@ -28,7 +28,10 @@ BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 help:
 	@echo 'make lab N=k     build what is missing, boot stage k halted, attach gdb,'
 	@echo '                 stop where lab k begins (labs: $(shell ls labs | grep -x "[0-9]*" | tr "\n" " "))'
-	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode (ANSWERS=file: also the learner'"'"'s answers)'
+	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode, and your answers and predictions'
+	@echo '                 (answers/labk.txt, or ANSWERS=file: key = value lines)'
+	@echo 'make grade       every lab in one table: task passed, questions right, predictions made'
+	@echo '                 (from answers/labN.txt; a lab not started is reported, not built or booted)'
 	@echo 'make exercise N=k  a kernel tree of your own for lab k'"'"'s exercise (labs 2, 3); then'
 	@echo '                 make grade N=k EXERCISE=1 builds it, boots it and grades it;'
 	@echo '                 make hint N=k: one more hint each time'
@@ -96,9 +99,12 @@ hint: check-lab
 crash: check-stage deps initramfs
 	@vm/ks crash $(N)
 
-# ANSWERS=file: also check a learner's answers ("key = value" lines).
-grade: check-lab deps initramfs
-	@vm/ks grade $(N) $(ANSWERS)
+# ANSWERS=file: also check a learner's answers ("key = value" lines); by
+# default answers/labN.txt, if there is one. With no N, one table of every
+# lab (vm/ks grade-all, ANSWERS: a folder of labN.txt files): it builds and
+# boots only for a lab that was started, so it needs none of the rest.
+grade: $(if $(N),check-lab deps initramfs)
+	@$(if $(N),vm/ks grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),vm/ks grade-all $(ANSWERS))
 
 check: deps kernels initramfs
 	@tests/run.sh

@@ -23,7 +23,10 @@ import importlib.machinery
 import importlib.util
 import os
 import re
+import subprocess
 import sys
+import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from checklib import TOP, expect, facts, log  # noqa: E402
@@ -256,3 +259,36 @@ problems = judge_idea('old why_no_fault', OLD_IDEA)
 expect(problems == ['old why_no_fault: accepts the wrong "a stack guard canary"'],
        'the free-text check rejects lab 4\'s old why_no_fault, which took "a stack guard '
        'canary" for a guard page', problems)
+
+# make grade with no N, nothing started (no answers, no exercise trees):
+# one table of every lab, at once, with nothing built or booted. Then one
+# answers file: its why answer judged and its prediction counted, still
+# without a guest (the stage's observations are not asked).
+with tempfile.TemporaryDirectory() as tmp:
+    answers, trees = os.path.join(tmp, 'answers'), os.path.join(tmp, 'exercises')
+    os.makedirs(answers)
+    env = dict(os.environ, EXERCISES=trees)
+    env.pop('EXERCISE', None)
+    start = time.time()
+    p = subprocess.run(['make', '-s', '--no-print-directory', '-C', TOP, 'grade',
+                        'ANSWERS=' + answers], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    took = time.time() - start
+    log(p.stdout)
+    rows = {int(l.split()[0]): l for l in p.stdout.splitlines() if l[:1].isdigit()}
+    expect(p.returncode == 0 and sorted(rows) == facts.labs() and took < 10 and
+           all('not started' in r and ' 0/' in r for r in rows.values()) and
+           'exercise not started' in rows[2] and os.listdir(tmp) == ['answers'],
+           'make grade with nothing started prints every lab as not started, in %.1f s '
+           '(under 10), building and booting nothing' % took, p.stdout.strip()[-300:])
+    with open(os.path.join(answers, 'lab4.txt'), 'w') as f:
+        f.write('why_no_fault = an unmapped guard page below the stack\n'
+                'predict_overwriter = recursion\n')
+    p = subprocess.run(['make', '-s', '--no-print-directory', '-C', TOP, 'grade',
+                        'ANSWERS=' + answers], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    log(p.stdout)
+    row = next((l for l in p.stdout.splitlines() if l.startswith('4 ')), '')
+    expect('1/3 right' in row and '1/2 made' in row,
+           'make grade counts a lab\'s right why answer and its prediction from its '
+           'answers file, without a guest', row)
