@@ -30,10 +30,11 @@
 # and ends gdb the same way.
 import os
 import re
+import time
 
 import gdb
 
-from kstack import death, stacks
+from kstack import death, frames, stacks
 
 GUEST_ENDED = 3      # vm/ks reads this exit status
 RUN = os.environ.get('KS_RUN', '')
@@ -77,7 +78,9 @@ def on_death(examine=death.examine):
     global armed, died
     armed = False
     died = True
+    t0 = time.time()
     lines = examine()
+    lines.append('(told in %.1f s, from the stop where it died)' % (time.time() - t0))
     keep('postmortem.txt', lines)
     if not os.environ.get('KS_INTERACTIVE'):
         gdb.execute('quit %d' % GUEST_ENDED)
@@ -102,6 +105,9 @@ def on_hang():
     lines = ['==== the guest hung: where each CPU was when it was stopped ====']
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, cs = stacks.regs_of(cpu, 'pc', 'cs')
+        if ip < frames.KERNEL_START and not cs & 3:
+            lines.append('  CPU %d: at %#x, not started yet (in the BIOS)' % (cpu, ip))
+            continue
         if cs & 3:
             task = death.current_of(cpu)
             lines.append('  CPU %d: in user mode at %#x, running %s'
@@ -119,8 +125,9 @@ def on_hang():
             gdb.execute('monitor dump-guest-memory %s' % vmcore, to_string=True)
             stage = re.search(r'/stage-(\d+)/obj/', gdb.objfiles()[0].filename)
             lines.append('A dump of its memory: %s' % vmcore)
-            lines.append('  make crash N=%s DUMP=%s opens it'
-                         % (stage.group(1) if stage else 'k', vmcore))
+            if stage:
+                lines.append('  make crash N=%s DUMP=%s opens it'
+                             % (stage.group(1), vmcore))
         except gdb.error as e:
             lines.append('(no dump: %s)' % e)
     keep('postmortem.txt', lines)

@@ -63,6 +63,9 @@ def source_of(pc):
     """'function (file:line)' for a code address; an inlined function is
     named with the function it was inlined into."""
     name = stacks.symbol(pc)
+    if name.startswith('0x'):
+        return 'not kernel code: the CPU jumped or returned to a word that is ' \
+               'not a code address'
     sal = gdb.find_pc_line(pc)
     where = ''
     if sal.symtab is not None and sal.line:

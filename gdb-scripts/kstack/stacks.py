@@ -293,8 +293,8 @@ def describe(addr, cpu):
     for a in own:
         if a.top < addr <= a.top + NEAR:
             return ('%d bytes ABOVE the top of %s (%#x-%#x): esp went past '
-                    'the stack\'s start, as when code returns or pops more '
-                    'than it pushed on it' % (addr - a.top, a.name(), a.base, a.top))
+                    'the stack\'s empty end, as when code returns or pops more '
+                    'than it pushed there' % (addr - a.top, a.name(), a.base, a.top))
         if a.base - NEAR <= addr < a.base:
             return ('%d bytes BELOW the bottom of %s (%#x-%#x): the stack '
                     'overflowed, or esp was set to its bottom instead of its '
