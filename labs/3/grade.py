@@ -111,7 +111,7 @@ def quiet_room():
     cost = expect_in(entry_cost(cpu()), val('sizeof(struct pt_regs)'), 1024,
                      'regs->sp - $sp in __handle_irq, in bytes')
     answer('quiet_room', WARN + cost)
-    return '%d + %d = %d bytes' % (WARN, cost, WARN + cost)
+    # The sum is a question of the lab's (quiet_room): not shown.
 
 
 # The interrupt-entry check firing: the workload's dd recurses in the lab

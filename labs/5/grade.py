@@ -53,8 +53,9 @@ def per_thread():
     answer('task_bytes', task)
     answer('mib_threads_4k', MIB // (4096 + task))
     answer('mib_threads_8k', MIB // (8192 + task))
-    return 'task_struct %d bytes: %d threads per MiB at 4K, %d at 8K' % (
-        task, MIB // (4096 + task), MIB // (8192 + task))
+    # The counts are questions of the lab's (mib_threads_4k, _8k): not
+    # shown; the task_struct's size, a prediction's, is.
+    return 'task_struct %d bytes' % task
 
 
 @test('its lowest word already holds STACK_END_MAGIC', parent=new_thread)
