@@ -49,8 +49,9 @@ def run_file(name):
 def give_up(why):
     global armed
     armed = False
-    gdb.write('\nks: %s; no lab stop to show.\n' % why, gdb.STDERR)
-    gdb.flush(gdb.STDERR)
+    # Straight to the terminal: inside ks-lab-stop, gdb captures its own
+    # output, stderr too.
+    os.write(2, ('\nks: %s; no lab stop to show.\n' % why).encode())
     gdb.execute('quit %d' % GUEST_ENDED)
 
 
@@ -106,7 +107,8 @@ def on_hang():
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, cs = stacks.regs_of(cpu, 'pc', 'cs')
         if ip < frames.KERNEL_START and not cs & 3:
-            lines.append('  CPU %d: at %#x, not started yet (in the BIOS)' % (cpu, ip))
+            lines.append('  CPU %d: at %#x, not yet in the kernel proper (the '
+                         'BIOS, or the set-up before paging is on)' % (cpu, ip))
             continue
         if cs & 3:
             task = death.current_of(cpu)

@@ -411,22 +411,19 @@ class Guest:
         serial = self.serial()
         try:
             with open(self.path('postmortem.txt')) as f:
-                lines += ['  ' + l for l in f.read().rstrip('\n').split('\n')]
-            lines.append('  (this report: %s)' % self.path('postmortem.txt'))
-            return '\n'.join(lines)
+                told = ['  ' + l for l in f.read().rstrip('\n').split('\n')]
+            lines += told + ['  (this report: %s)' % self.path('postmortem.txt')]
         except OSError:
-            pass
-        if 'Kernel panic' in serial:
-            panic = serial.split('\n')
-            i = next(i for i, l in enumerate(panic) if 'Kernel panic' in l)
-            lines.append('  the kernel panicked:')
-            lines += ['    ' + l for l in panic[i:i + 4]]
-        lines += postmortem.report(serial, os.path.join(stage_obj(self.stage), 'vmlinux'))
+            told = []
+            if 'Kernel panic' in serial:
+                lines.append('  the kernel panicked')
+            lines += postmortem.report(serial, os.path.join(
+                stage_obj(self.stage), 'vmlinux'))
         if not serial:
             lines.append('  the kernel printed nothing: it never reached its '
                          'console (MEM=%d MiB;' % self.mem)
             lines.append('  it is loaded at 16 MiB and the labs give it 128)')
-        else:
+        elif not told:
             lines.append('  last lines of %s:' % self.path('serial.log'))
             lines += ['    ' + l for l in serial.rstrip('\n').split('\n')[-8:]]
         return '\n'.join(lines)

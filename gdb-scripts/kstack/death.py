@@ -167,8 +167,8 @@ def examine_reset():
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, sp = stacks.regs_of(cpu, 'pc', 'sp')
         if ip < frames.KERNEL_START:
-            out.append('CPU %d: EIP %#x, not in the kernel (a CPU not started '
-                       'yet waits in the BIOS)' % (cpu, ip))
+            out.append('CPU %d: EIP %#x, not yet in the kernel proper (the '
+                       'BIOS, or the set-up before paging is on)' % (cpu, ip))
             continue
         out.append('CPU %d was at EIP %#x: %s' % (cpu, ip, source_of(ip)))
         try:

@@ -55,7 +55,7 @@ died() {
 	fi
 }
 
-died "lab 0 with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
+died "lab 0 with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
 	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" lab 0
 died "lab 0 whose guest exits first" 'ended before the lab.s stop' \
 	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/vm/ks" lab 0
@@ -63,7 +63,7 @@ died "lab 0 whose guest hangs" 'no stop within 15 s' \
 	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
 died "lab 0 with MEM=8" 'the kernel printed nothing' \
 	env MEM=8 LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
-died "lab 0's grader with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
+died "lab 0's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
 	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" grade 0
 # `died` leaves its command's output in $out. Lab 0's guest never dies
 # by chance, so its grader fails at once; lab 3's workload can end its
@@ -75,11 +75,25 @@ if [ "$again" = 0 ]; then
 else
 	not_ok "lab 0's grader with no /init: fails on its first guest (it graded again)"
 fi
-died "lab 3's grader with no /init (panic)" 'Kernel panic - not syncing: No working init found' \
+died "lab 3's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
 	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" grade 3
 again=$(echo "$out" | grep -c 'grading lab 3 again, once' || true)
 if [ "$again" = 1 ] && echo "$out" | grep -q '^lab 3: .*, on a second guest'; then
 	ok "lab 3's grader with no /init: grades once more on a fresh guest, says so, then fails"
 else
 	not_ok "lab 3's grader with no /init: grades once more on a fresh guest (said so $again times)"
+fi
+
+# A damaged build is not a dead kernel: stage 1's vmlinux cut short is
+# found by its size, rebuilt (a relink), and the lab reaches its stop.
+vmlinux=$(stage_obj 1)/vmlinux
+truncate -s 1000000 "$vmlinux"
+out=$(echo quit | AHEAD=0 LAB_TIMEOUT=60 "$TOP/vm/ks" lab 1 2>&1) || true
+echo "=== lab 1 with its vmlinux cut short" >&2
+echo "$out" >&2
+if echo "$out" | grep -q 'vmlinux (1000000 bytes) is not the size it was built with' &&
+	echo "$out" | grep -q '==== Lab 1' && ! echo "$out" | grep -q 'hung'; then
+	ok "lab 1 with its vmlinux cut short: says so, rebuilds it, reaches the lab's stop"
+else
+	not_ok "lab 1 with its vmlinux cut short: says so, rebuilds it, reaches the lab's stop"
 fi
