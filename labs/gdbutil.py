@@ -101,8 +101,14 @@ def thread_size():
 def irq_stack(kind, cpu_nr):
     """The base of CPU_NR's 'hardirq' or 'softirq' stack; 0 if this kernel
     has no such stack (no per-CPU pointer to it)."""
+    # Looked up first: $lx_per_cpu on a missing symbol prints a Python
+    # traceback line before its error, and an exercise's kernel may
+    # have no softirq stack.
+    name = '%s_stack_ptr' % kind
+    if gdb.lookup_global_symbol(name) is None and gdb.lookup_static_symbol(name) is None:
+        return 0
     try:
-        return val('$lx_per_cpu("%s_stack_ptr", %d)' % (kind, cpu_nr))
+        return val('$lx_per_cpu("%s", %d)' % (name, cpu_nr))
     except gdb.error:
         return 0
 

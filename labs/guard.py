@@ -115,6 +115,7 @@ def on_hang():
             lines.append('  CPU %d: in user mode at %#x, running %s'
                          % (cpu, ip, task))
             continue
+        lines.append('  CPU %d at EIP %#x: %s' % (cpu, ip, death.source_of(ip)))
         for command in ('ks-where %d' % cpu, 'ks-bt %d' % cpu):
             try:
                 text = gdb.execute(command, to_string=True)

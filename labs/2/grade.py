@@ -37,8 +37,15 @@ def stop():
     return 'CPU %d' % cpu()
 
 
-@test('each CPU has a hardirq and a softirq stack of THREAD_SIZE, as '
-      'vm/stages.toml says', parent=stop)
+# What this kernel is meant to have: stage 2 both kinds, the exercise's
+# kernel the hardirq stack alone (lab.toml [exercise] stage_facts).
+KINDS = ' and a '.join(k for k in ('hardirq', 'softirq') if STAGE['%s_stacks' % k])
+NONE = ''.join(', no %s stack' % k for k in ('hardirq', 'softirq')
+               if not STAGE['%s_stacks' % k])
+
+
+@test('each CPU has a %s stack of THREAD_SIZE%s, as its facts say' % (KINDS, NONE),
+      parent=stop)
 def irq_stacks():
     expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
     for c in (0, 1):
@@ -133,6 +140,23 @@ for c in (0, 1):
     for function, kind in SWITCHES:
         if STAGE['%s_stacks' % kind]:
             switch_tests(c, function, kind)
+
+
+def from_user_mode():
+    """The interrupt being handled on this CPU came from user mode."""
+    regs = val('$lx_per_cpu("__irq_regs", %d)' % cpu())
+    return regs and val('((struct pt_regs *)%d)->cs' % regs) & 3
+
+
+@test('an interrupt from user mode is not switched: its handler runs on the '
+      'task stack, which the entry code left empty', parent=irq_stacks)
+def user_mode():
+    expect_true(continue_to('handle_irq_event', from_user_mode),
+                'a stop in handle_irq_event', 'an interrupt from user mode',
+                'none in 400 stops')
+    expect(stack_of(val('$sp'), cpu()), 'task', 'the stack $sp is on in '
+           'handle_irq_event, for an interrupt from user mode')
+    return 'CPU %d, %s' % (cpu(), current(cpu())['comm'].string())
 
 
 # A backtrace across stacks, in a handler that interrupted kernel code

@@ -11,6 +11,8 @@
 #   bottom as top   esp switched to the stack's base, not its top
 #   no saved esp    the bottom word never written: the kernel runs on,
 #                   and the grader fails it by name
+#   from user mode  switched even when the interrupt came from user mode
+#                   (the task stack is empty then): the grader names it
 #   endless loop    the handler never returns: a hang, each CPU's place
 #   triple fault    an IDT that holds nothing, loaded before the console
 #                   is up: the guest resets without a word
@@ -56,6 +58,8 @@ BROKEN = {
     'bottom as top': ('\tisp = (u32 *) ((char *)irqstk + sizeof(*irqstk));\n',
                       '\tisp = (u32 *) irqstk;\n'),
     'no saved esp': ('\t*prev_esp = current_stack_pointer;\n', ''),
+    'from user mode': ('\tif (user_mode(regs) || !execute_on_irq_stack(overflow, desc)) {\n',
+                       '\tif (!execute_on_irq_stack(overflow, desc)) {\n'),
     'endless loop': ('\t*prev_esp = current_stack_pointer;\n',
                      '\t*prev_esp = current_stack_pointer;\n\twhile (irqstk)\n'
                      '\t\tcpu_relax();\n'),
@@ -79,9 +83,10 @@ EXPECT = {
     'bottom as top': [r'not ok - CPU \d, __handle_irq: the xchg moves esp to '
                       r'the top|bytes BELOW the bottom of CPU \d\'s hardirq stack'],
     'no saved esp': [r'not ok - .*bottom word'],
+    'from user mode': [r'not ok - an interrupt from user mode is not switched'],
     'endless loop': [r'the guest hung',
                      r'CPU \d: \$sp 0x[0-9a-f]+ is on',
-                     r'__handle_irq'],
+                     r'at EIP 0x[0-9a-f]+: .*__handle_irq.*\(arch/x86/.*:\d+\)'],
     'triple fault': [r'triple-faulted',
                      r'irq_init_percpu_irqstack.*arch/x86/kernel/irq_32\.c:\d+'],
 }
@@ -128,10 +133,12 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
         if name == 'never stored':
             # The learner's lab: gdb stops at the death; bt from there.
             rc, out, took = ks('lab', 2, stdin=b'bt\nks-where\nquit\n', AHEAD='0')
+            left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
+                                  stdout=subprocess.PIPE).stdout.decode().split()
             expect(rc != 0 and re.search(r'#\d+ .*__handle_irq', out) and
-                   'the kernel died' in out and 'is on' in out,
+                   'the kernel died' in out and 'is on' in out and not left,
                    'never stored: make lab N=2 EXERCISE=1 stops in gdb at the '
-                   'death, where bt shows __handle_irq and ks-where works',
-                   out[-600:])
+                   'death, where bt shows __handle_irq and ks-where works; '
+                   'quit leaves no QEMU', out[-600:] + ' QEMUs %s' % left)
     with open(os.path.join(src, IRQ), 'w') as f:
         f.write(solved)
