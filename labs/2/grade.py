@@ -84,7 +84,10 @@ def switch_tests(c, function, kind):
                 if cpu() == c:
                     break
             expect(cpu(), c, 'the CPU of the stop at the xchg')
-            seen.update(before=val('$sp'), after=val('$ebx'))
+            seen.update(before=val('$sp'), after=val('$ebx'), xchg=val('$pc'))
+            if function == '__handle_irq':
+                # The interrupt's desc, __handle_irq()'s first argument.
+                seen['desc'] = val('desc')
             if function == '__handle_irq':
                 # Still on the interrupted stack: what the interrupt has
                 # cost it so far (a device interrupt from kernel mode:
@@ -132,6 +135,56 @@ def switch_tests(c, function, kind):
         expect_true(seen['from_stack'] in came, 'the stack that esp %#x is on'
                     % seen['before'], ' or '.join(came), seen['from_stack'])
         return '%#x, on the %s stack' % (seen['saved'], seen['from_stack'])
+
+    if (c, kind) == (0, 'hardirq'):
+        @test('CPU 0: an interrupt that finds the CPU on its hardirq stack '
+              'already is not switched again (gdb makes the nested call)',
+              parent=onto)
+        def nested():
+            return nested_call(c, seen['xchg'], seen['desc'])
+
+
+def nested_call(c, xchg, desc):
+    """At the stop just after the xchg onto CPU C's hardirq stack, call
+    __handle_irq() again for the same interrupt, as a nested interrupt
+    would (6.1 never lets one come: its handlers run with interrupts
+    off). The call is made by hand, as the i386 kernel calls (regparm:
+    desc in %eax, regs in %edx), since gdb's own `call` would pass them
+    on the stack. A right solution sees that this CPU is on its hardirq
+    stack and runs the handler where it is; a wrong one reaches the xchg
+    again, which would throw away the frames at the stack's top and the
+    saved esp at its bottom. Everything is put back afterwards."""
+    top = irq_top('hardirq', c)
+    expect(val('$sp'), top, '$sp at the stop after the xchg (the stack\'s top)')
+    names = ('eax', 'ecx', 'edx', 'ebx', 'esp', 'ebp', 'esi', 'edi', 'eip', 'eflags')
+    before = {n: val('$' + n) for n in names}
+    bottom = word(irq_stack('hardirq', c))
+    regs = val('$lx_per_cpu("__irq_regs", %d)' % c)
+    inferior = gdb.selected_inferior()
+    inferior.write_memory(top - 4, before['eip'].to_bytes(4, 'little'))
+    for name, value in (('esp', top - 4), ('eax', desc), ('edx', regs),
+                        ('eip', val('&__handle_irq'))):
+        run('set $%s = %d' % (name, value))
+    stops = [gdb.Breakpoint('*%#x' % a, internal=True) for a in (xchg, before['eip'])]
+    for bp in stops:
+        bp.thread = c + 1
+    try:
+        run('set scheduler-locking on')
+        run('continue')
+        pc, sp = val('$pc'), val('$sp')
+    finally:
+        run('set scheduler-locking off')
+        for bp in stops:
+            bp.delete()
+        inferior.write_memory(irq_stack('hardirq', c), bottom.to_bytes(4, 'little'))
+        for name in names:
+            run('set $%s = %d' % (name, before[name]))
+    expect_true(pc != xchg, 'where the nested call went', 'not the xchg again '
+                '(the CPU is on its hardirq stack already)', 'the xchg at %#x, '
+                'with $sp %#x on the hardirq stack' % (xchg, sp))
+    expect(pc, before['eip'], "where the nested call returned ($pc)")
+    expect(sp, top, 'where the nested call returned ($sp)')
+    return 'IRQ %d: handled where it was' % val('((struct irq_desc *)%d)->irq_data.irq' % desc)
 
 
 # Only the stacks this kernel is meant to have (an exercise may ask for

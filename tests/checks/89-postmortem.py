@@ -11,6 +11,8 @@
 #   bottom as top   esp switched to the stack's base, not its top
 #   no saved esp    the bottom word never written: the kernel runs on,
 #                   and the grader fails it by name
+#   no nested test  no test for "already on the hardirq stack": the
+#                   grader's nested call (gdb makes it) names it
 #   from user mode  switched even when the interrupt came from user mode
 #                   (the task stack is empty then): the grader names it
 #   endless loop    the handler never returns: a hang, each CPU's place
@@ -58,6 +60,7 @@ BROKEN = {
     'bottom as top': ('\tisp = (u32 *) ((char *)irqstk + sizeof(*irqstk));\n',
                       '\tisp = (u32 *) irqstk;\n'),
     'no saved esp': ('\t*prev_esp = current_stack_pointer;\n', ''),
+    'no nested test': ('\tif (unlikely(curstk == irqstk))\n\t\treturn 0;\n', ''),
     'from user mode': ('\tif (user_mode(regs) || !execute_on_irq_stack(overflow, desc)) {\n',
                        '\tif (!execute_on_irq_stack(overflow, desc)) {\n'),
     'endless loop': ('\t*prev_esp = current_stack_pointer;\n',
@@ -84,6 +87,8 @@ EXPECT = {
                       r'the top|bytes BELOW the bottom of CPU \d\'s hardirq stack'],
     'no saved esp': [r'not ok - .*bottom word'],
     'from user mode': [r'not ok - an interrupt from user mode is not switched'],
+    'no nested test': [r'not ok - CPU 0: an interrupt that finds the CPU on its '
+                       r'hardirq stack already is not switched again'],
     'endless loop': [r'the guest hung',
                      r'CPU \d: \$sp 0x[0-9a-f]+ is on',
                      r'at EIP 0x[0-9a-f]+: .*__handle_irq.*\(arch/x86/.*:\d+\)'],
