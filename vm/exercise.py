@@ -1,4 +1,4 @@
-"""A learner's exercise tree (make exercise N=k).
+"""A learner's exercise tree (make exercise N=k), or a task's file.
 
 Lab k's facts (labs/k/lab.toml, [exercise]) name the stage the exercise
 starts from (base), a patch of TODO comments on top of it (skeleton), and
@@ -13,6 +13,10 @@ boots as the base stage does, and the solution's patches still apply to
 it. (A comment in a header would make every file that includes it
 recompile; in a .c file, ccache hands back the base stage's objects for
 everything else, so the first build takes about a minute.)
+
+A task (labs 0, 1, 5, 6: an [exercise] with no base) is one file of the
+learner's own, EXERCISES/k/NAME, copied from the lab's skeleton (labs/k/
+task/...) and graded by the task's grader (labs/k/task/grade.py).
 """
 import os
 import subprocess
@@ -23,6 +27,47 @@ from session import BUILD, TOP, GuestError, say, stage_dir
 
 def tree(n):
     return os.path.join(stage_dir('e%d' % n), 'src')
+
+
+def is_task(lab):
+    """LAB's exercise is a task (labs 0, 1, 5, 6): a file of the
+    learner's own, not a kernel (no base stage)."""
+    return 'exercise' in lab and 'base' not in lab['exercise']
+
+
+def task_file(n):
+    """Where the learner's file for lab N's task is: EXERCISES/N/ and the
+    skeleton's name (build/exercises/0/my_bt.py)."""
+    return os.path.join(stage_dir('e%d' % n), os.path.basename(
+        facts.lab(n)['exercise']['skeleton']))
+
+
+def started(n):
+    """The learner has made lab N's exercise (its tree, or its task's
+    file)."""
+    if is_task(facts.lab(n)):
+        return os.path.isfile(task_file(n))
+    return os.path.isdir(os.path.join(tree(n), '.git'))
+
+
+def make_task(n):
+    """Lab N's task file, copied from the lab's skeleton if it does not
+    exist yet; never overwritten."""
+    lab = facts.lab(n)
+    mine = task_file(n)
+    if os.path.exists(mine):
+        say('your file for lab %d\'s task is already there, left as it is: %s'
+            % (n, mine))
+        say('start over with: cp %s %s' % (os.path.relpath(os.path.join(
+            lab['folder'], lab['exercise']['skeleton'])), mine))
+        return mine
+    os.makedirs(os.path.dirname(mine), exist_ok=True)
+    with open(os.path.join(lab['folder'], lab['exercise']['skeleton'])) as f:
+        text = f.read()
+    with open(mine + '.tmp', 'w') as f:
+        f.write(text)
+    os.rename(mine + '.tmp', mine)
+    return mine
 
 
 def _run(argv, cwd=None):
@@ -59,6 +104,8 @@ def make(n):
             n, ' '.join(str(k) for k in facts.labs()
                         if 'exercise' in facts.lab(k))))
     ex = lab['exercise']
+    if is_task(lab):
+        return make_task(n)
     src = tree(n)
     if os.path.isdir(os.path.join(src, '.git')):
         say('your exercise tree is already there, left as it is: %s' % src)

@@ -69,7 +69,17 @@ def lab(n):
                  stage_facts=stage(facts['stage']))
     # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
     # kernel, which is meant to show the exercise's facts.
-    if os.environ.get('EXERCISE', '0') not in ('', '0'):
+    exercise = os.environ.get('EXERCISE', '0') not in ('', '0')
+    task = 'exercise' in facts and 'base' not in facts['exercise']
+    if exercise and task:
+        # A task (labs 0, 1, 5, 6: an exercise with no base stage): a file
+        # of the learner's own, graded by the task's grader on a stage's
+        # kernel (the exercise's stage, else the lab's), the guest running
+        # the exercise's guest (a path in the guest) if it names one.
+        facts.update(stage=facts['exercise'].get('stage', facts['stage']),
+                     kind=facts['exercise'].get('kind', facts['kind']))
+        facts['stage_facts'] = stage(facts['stage'])
+    elif exercise:
         if 'exercise' not in facts:
             raise Unknown('lab %d has no exercise (labs with one: %s)' % (
                 n, ' '.join(str(k) for k in valid if 'exercise' in
@@ -79,6 +89,8 @@ def lab(n):
     # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
     facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])
                            if facts['guest'] else '')
+    if exercise and task and 'guest' in facts['exercise']:
+        facts['guest_path'] = facts['exercise']['guest']
     return facts
 
 

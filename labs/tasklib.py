@@ -1,0 +1,68 @@
+"""The learner's tasks of labs 0, 1, 5 and 6 (make exercise N=k, then
+make grade N=k EXERCISE=1): a file of the learner's own, graded by
+labs/k/task/grade.py with labs/gradelib.py's checks.
+
+vm/ks names the file in $KS_TASK. tests/checks/84-tasks.py names several
+there at once, separated by os.pathsep (the reference solution, the
+skeleton, wrong solutions), so that one guest grades them all: each check
+is then registered once per file, its title starting with the file's
+label in brackets (the name of the folder that holds it). With one file,
+the titles are the plain ones a learner reads.
+
+No gdb in here: the host graders (labs 5 and 6) use it too.
+"""
+import os
+import runpy
+import traceback
+
+
+class Solution:
+    def __init__(self, path, label):
+        self.path, self.label = path, label
+        self.module = None      # its names, once loaded (load())
+        self.error = None       # why it did not load
+
+    def title(self, text):
+        """A check's title for this file."""
+        return '[%s] %s' % (self.label, text) if self.label else text
+
+
+def solutions():
+    """The files to grade, from $KS_TASK."""
+    paths = [p for p in os.environ.get('KS_TASK', '').split(os.pathsep) if p]
+    if not paths:
+        raise SystemExit('tasklib: no file to grade: KS_TASK is empty '
+                         '(make grade N=k EXERCISE=1 sets it)')
+    if len(paths) == 1:
+        return [Solution(paths[0], '')]
+    return [Solution(p, os.path.basename(os.path.dirname(p))) for p in paths]
+
+
+def load(solution, name='task'):
+    """Run SOLUTION's Python file as a module of its own; its names, or
+    None with solution.error saying why (the learner's own traceback
+    line, not ours)."""
+    try:
+        solution.module = runpy.run_path(solution.path, run_name=name)
+    except BaseException as e:     # SyntaxError, SystemExit, gdb.error...
+        where = [f for f in traceback.extract_tb(e.__traceback__)
+                 if f.filename == solution.path]
+        at = ' (line %d)' % where[-1].lineno if where else (
+            ' (line %s)' % e.lineno if isinstance(e, SyntaxError) else '')
+        solution.error = '%s%s: %s' % (type(e).__name__, at, e)
+    return solution.module
+
+
+def call(fn, *args):
+    """(FN(*ARGS), None), or (None, the exception it raised in one line,
+    with the lines of the learner's file it came through, outermost
+    first)."""
+    try:
+        return fn(*args), None
+    except Exception as e:
+        mine = fn.__code__.co_filename
+        lines = [str(f.lineno) for f in traceback.extract_tb(e.__traceback__)
+                 if f.filename == mine]
+        at = ' (%s line%s %s)' % (os.path.basename(mine), 's' * (len(lines) > 1),
+                                  ' -> '.join(lines)) if lines else ''
+        return None, '%s%s: %s' % (type(e).__name__, at, e)
