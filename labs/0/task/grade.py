@@ -1,0 +1,154 @@
+# Grader of lab 0's task (make grade N=0 EXERCISE=1): my-bt, the
+# learner's backtrace by frame pointers (build/exercises/0/my_bt.py, made
+# from labs/0/task/my_bt.py by make exercise N=0). Run by vm/ks in gdb
+# batch mode against a fresh guest of stage 0 running the checks'
+# interrupt workload (tests/guest/irq-load.sh: device interrupts on both
+# CPUs). At each stop it calls the learner's frames() and compares it,
+# frame by frame, with gdb's own frames: the same return addresses, the
+# same function names, as far as the chain of saved ebp words goes (to
+# the interrupt's entry, whose ebp holds its pt_regs pointer with the top
+# bit cleared, as ks-bt marks it). Inlined functions are gdb's own idea
+# of a frame, without a frame of their own on the stack: they are left
+# out of gdb's list.
+import gdb
+
+import tasklib
+from gdbutil import continue_to, cpu, run, stack_kind, val
+from gradelib import Fail, expect_true, run_tests, test
+from kstack import frames as ksbt
+
+MASK = 0xffffffff
+# (what the stop is, where, on which CPU (None: the first to get there),
+# on which stack (None: any), a command to run there first)
+STOPS = [
+    ("the first device interrupt after boot, at __handle_irq's first "
+     "instruction", '__handle_irq', None, None, None),
+    ('handle_irq_event on CPU 0, on its hardirq stack', 'handle_irq_event',
+     0, 'hardirq', None),
+    ("the middle of handle_edge_irq, once handle_irq_event returned (finish)",
+     None, None, None, 'finish'),
+    ('handle_irq_event on CPU 1', 'handle_irq_event', 1, 'hardirq', None),
+    ('run_timer_softirq on CPU 0, on its softirq stack', 'run_timer_softirq',
+     0, 'softirq', None),
+    ('run_timer_softirq on CPU 1, on its softirq stack', 'run_timer_softirq',
+     1, 'softirq', None),
+]
+SOLUTIONS = tasklib.solutions()
+SEEN = {}          # stop index: {'cpu', 'expected', label: (frames, error)}
+
+
+def function(name):
+    """The function part of 'function+offset' (or of gdb's name)."""
+    return str(name).split('+')[0].strip() if name else None
+
+
+def gdb_frames():
+    """gdb's frames here, innermost first, as (pc, function), as far as
+    ks-bt's chain of saved ebp words goes before the interrupt's pt_regs
+    (gdb's unwinder goes on past the entry code with guesses: ?? ())."""
+    walked = ksbt.walk(cpu())
+    n = next((i + 1 for i, f in enumerate(walked) if 'pt_regs' in f.note),
+             len(walked))
+    found, frame = [], gdb.newest_frame()
+    while frame is not None and len(found) < n:
+        if frame.type() != gdb.INLINE_FRAME:
+            found.append((int(frame.pc()) & MASK, frame.name()))
+        try:
+            frame = frame.older()
+        except gdb.error:
+            break
+    if [pc for pc, _ in found] != [f.pc for f in walked[:n]]:
+        # Not expected: gdb's unwinder and the frame pointers disagree.
+        # The frame pointers are what the task walks.
+        found = [(f.pc, function(ksbt.stacks.symbol(f.pc if i == 0 else f.pc - 1)))
+                 for i, f in enumerate(walked[:n])]
+    return found
+
+
+def reach(k):
+    what, location, want, kind, then = STOPS[k]
+    if location is None:
+        if k - 1 not in SEEN:
+            return False
+    elif k == 0:
+        run('ks-lab-stop %s' % location)
+    elif not continue_to(location, lambda: (want is None or cpu() == want) and (
+            kind is None or stack_kind(val('$sp'), cpu()) == kind), max_hits=2000):
+        return False
+    if then:
+        run(then)
+    return True
+
+
+@test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
+def stops():
+    for sol in SOLUTIONS:
+        tasklib.load(sol, 'my_bt')
+    reached = 0
+    for k in range(len(STOPS)):
+        if not reach(k):
+            continue
+        reached += 1
+        SEEN[k] = {'cpu': cpu(), 'expected': gdb_frames()}
+        for sol in SOLUTIONS:
+            if sol.module and callable(sol.module.get('frames')):
+                SEEN[k][sol.label] = tasklib.call(sol.module['frames'])
+    expect_true(0 in SEEN, 'the first stop', '__handle_irq after boot',
+                'not reached')
+    return '%d of %d stops' % (reached, len(STOPS))
+
+
+def loaded(sol):
+    def check():
+        expect_true(sol.module is not None, 'gdb sourcing %s' % sol.path,
+                    'no error', sol.error)
+        expect_true(callable(sol.module.get('frames')), 'its names',
+                    'a function frames() (the grader calls it)', 'none')
+    return check
+
+
+def show(frames):
+    return '\n'.join('#%-2d 0x%08x %s' % (i, pc, function(name) or '??')
+                     for i, (pc, name) in enumerate(frames)) or '(no frames)'
+
+
+def judged(sol, k):
+    def check():
+        seen = SEEN.get(k)
+        expect_true(seen is not None, 'the stop', 'reached by the grader',
+                    'not reached in 2000 hits (not your code: run it again)')
+        frames, error = seen[sol.label]
+        expect_true(error is None, 'frames() at this stop', 'it returns the '
+                    'frames', error)
+        try:
+            got = [(int(pc) & MASK, name) for pc, name in frames]
+        except (TypeError, ValueError):
+            raise Fail('what frames() returned', 'a list of (pc, name) pairs',
+                       repr(frames)[:200])
+        want = seen['expected']
+        where = 'my-bt on CPU %d: the frames gdb finds (%d), against ' \
+                'yours (%d)' % (seen['cpu'], len(want), len(got))
+        for i in range(max(len(want), len(got))):
+            if i >= len(got):
+                raise Fail(where + '; yours ends after frame #%d' % (i - 1),
+                           show(want), show(got))
+            if i >= len(want):
+                raise Fail(where + '; yours goes on past frame #%d, where the '
+                           'chain of saved ebp words ends' % (i - 1),
+                           show(want), show(got))
+            if got[i][0] != want[i][0]:
+                raise Fail(where + '; frame #%d differs' % i, show(want), show(got))
+            if function(got[i][1]) != function(want[i][1]):
+                raise Fail(where + "; frame #%d's function differs" % i,
+                           show(want), show(got))
+        return '%d frames, CPU %d' % (len(got), seen['cpu'])
+    return check
+
+
+for sol in SOLUTIONS:
+    loads = test(sol.title('my_bt.py loads in gdb and defines frames()'),
+                 parent=stops)(loaded(sol))
+    for k, stop in enumerate(STOPS):
+        test(sol.title('my-bt at %s' % stop[0]), parent=loads)(judged(sol, k))
+
+run_tests()

@@ -1,0 +1,78 @@
+# Lab 0's task: my-bt, a backtrace of your own, by frame pointers.
+#
+# Your copy is build/exercises/0/my_bt.py (make exercise N=0 made it).
+# Grade it with make grade N=0 EXERCISE=1: it boots stage 0 with
+# interrupts coming on both CPUs, stops at several places (a function's
+# first instruction, the middle of one, the hardirq and softirq stacks,
+# each CPU), calls your frames() there and compares it with gdb's own
+# frames. Try it in a lab: make lab N=0 EXERCISE=1 loads this file, then
+# `my-bt` beside `bt` and `ks-bt` (after an edit: `source` this file).
+#
+# What you need (labs/0/README.md, "Task", says more; make hint N=0 gives
+# one hint at a time):
+#   - the kernels are built with frame pointers: every function begins
+#     with push %ebp; mov %esp,%ebp. So, inside a function, [ebp] is the
+#     ebp of its caller and [ebp+4] the return address into its caller;
+#   - a breakpoint on a function stops at its first instruction, before
+#     that push: there the return address is at [esp], and ebp is still
+#     the caller's;
+#   - the chain ends where the saved ebp is not a kernel address (0, or
+#     the entry code's marker for an interrupt's saved registers);
+#   - a return address lies in the caller, just after its call: name the
+#     function that holds the byte before it.
+import gdb
+
+KERNEL_START = 0xc0000000      # PAGE_OFFSET: kernel addresses lie above it
+MAX_FRAMES = 64                # a chain that loops must still end
+
+
+def word(addr):
+    """The 32-bit word at ADDR in the guest."""
+    return int(gdb.parse_and_eval('*(unsigned int *)%d' % addr)) & 0xffffffff
+
+
+def reg(name):
+    """A register of the selected CPU ('pc', 'sp', 'ebp'), unsigned."""
+    return int(gdb.parse_and_eval('$' + name)) & 0xffffffff
+
+
+def function_of(pc):
+    """The name of the function that holds the code address PC (gdb's
+    'info symbol'), or None."""
+    text = gdb.execute('info symbol %#x' % pc, to_string=True)
+    if text.startswith('No symbol'):
+        return None
+    return text.split(' in section ')[0].split(' + ')[0].strip()
+
+
+def at_first_instruction(pc):
+    """PC is the first instruction of its function (where a breakpoint
+    on the function stops)."""
+    text = gdb.execute('info symbol %#x' % pc, to_string=True)
+    return not text.startswith('No symbol') and ' + ' not in text
+
+
+def frames():
+    """The selected CPU's frames, innermost first, as a list of (pc,
+    function) pairs: frame 0 is where the CPU is ($pc), every other one
+    a return address into a caller. The grader calls this."""
+    pc, sp, ebp = reg('pc'), reg('sp'), reg('ebp')
+    found = [(pc, function_of(pc))]
+    # TODO: the frames of the callers, by the chain of saved ebp words
+    # (and the caller whose frame is not built yet, at a first
+    # instruction).
+    return found
+
+
+class MyBt(gdb.Command):
+    """my-bt: the selected CPU's backtrace, by frame pointers (lab 0's task)."""
+
+    def __init__(self):
+        super(MyBt, self).__init__('my-bt', gdb.COMMAND_STACK)
+
+    def invoke(self, arg, from_tty):
+        for i, (pc, name) in enumerate(frames()):
+            gdb.write('#%-2d 0x%08x %s\n' % (i, pc, name or '??'))
+
+
+MyBt()
