@@ -1,0 +1,233 @@
+# Grader of lab 5's task (make grade N=5 EXERCISE=1): the learner's
+# guest program that predicts the lab's thread count (build/exercises/5/
+# predict.c, made from labs/5/task/predict.c by make exercise N=5). Run
+# by vm/ks on the host, not in gdb:
+#
+# - it compiles the program for i386 (gcc -m32 -static), as vm/
+#   initramfs.sh compiles the guest's programs; nothing i386 runs on the
+#   host;
+# - it packs the program, and a script that runs it, into a second cpio
+#   archive after the guest's initramfs (the kernel unpacks concatenated
+#   archives in order, as it does the lab modules' archive);
+# - it boots the lab's stage (stage 3, 4K stacks) with that script, which
+#   runs the program, waits for the memory of its sample to come back,
+#   then runs the lab's own measurement, vm/guest/threads, with lab 5's
+#   limits (labs/5/guest.sh);
+# - it compares: KernelStack's growth per thread with THREAD_SIZE
+#   (vm/stages.toml), the prediction with the count threads reached.
+#
+# Several programs (tests/checks/84-tasks.py grades the reference, the
+# skeleton and wrong solutions) run one after another in the same guest.
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
+
+import facts                                            # noqa: E402
+import tasklib                                          # noqa: E402
+from gradelib import (Fail, expect_true, lab_number,    # noqa: E402
+                      run_tests, test)
+from session import BUILD, Guest, GuestError            # noqa: E402
+
+LAB = facts.lab(lab_number())
+THREAD_KB = LAB['stage_facts']['thread_size'] / 1024
+TOLERANCE = 4                  # percent, between prediction and count
+WORK = os.path.join(BUILD, 'task', '5')
+SOLUTIONS = tasklib.solutions()
+RUN = {}           # 'serial', 'threads', and per label: 'binary', 'lines', 'status'
+
+SCRIPT = r'''# Lab 5's task in the guest (labs/5/task/grade.py wrote this).
+echo 4 > /proc/sys/kernel/printk
+echo 32768 > /proc/sys/kernel/pid_max
+echo 1000000 > /proc/sys/kernel/threads-max
+memfree() { sed -n 's/^MemFree: *\([0-9]*\).*/\1/p' /proc/meminfo; }
+start=$(memfree)
+# The threads of a sample are freed after an RCU grace period: wait until
+# the memory is back (sleep returns at once in this guest: a bounded
+# number of looks instead).
+back() {
+	i=0
+	while [ "$(memfree)" -lt $((start - 256)) ] && [ $i -lt 5000 ]; do
+		i=$((i + 1))
+	done
+}
+for p in /task/5/bin/*; do
+	name=$(basename "$p")
+	echo "task5: run $name"
+	# The OOM killer's first choice, should it come to that.
+	sh -c "echo 1000 > /proc/self/oom_score_adj; exec $p"
+	echo "task5: end $name status $?"
+	back
+	echo "task5: MemFree $(memfree) kB again, of $start"
+done
+echo "task5: threads, MemFree $(memfree) kB"
+sh -c 'echo 1000 > /proc/self/oom_score_adj; exec threads'
+echo "task5: done"
+'''
+
+
+def cpio(entries):
+    """A newc cpio archive of ENTRIES: (name, mode, data or None for a
+    folder), as the kernel unpacks an initramfs."""
+    out = bytearray()
+
+    def add(name, mode, data):
+        name = name.encode() + b'\0'
+        fields = (len(out) // 64 + 1, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0,
+                  len(name), 0)
+        out.extend(b'070701' + b''.join(b'%08X' % f for f in fields) + name)
+        out.extend(b'\0' * (-len(out) % 4))
+        out.extend(data)
+        out.extend(b'\0' * (-len(out) % 4))
+    for name, mode, data in entries:
+        add(name, mode, data if data is not None else b'')
+    add('TRAILER!!!', 0, b'')
+    return bytes(out)
+
+
+def name(sol):
+    return sol.label or 'yours'
+
+
+def compile_all():
+    os.makedirs(WORK, exist_ok=True)
+    for sol in SOLUTIONS:
+        binary = os.path.join(WORK, name(sol))
+        p = subprocess.run(['gcc', '-m32', '-static', '-O2', '-Wall', '-o',
+                            binary, sol.path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        out = p.stdout.decode(errors='replace')
+        if p.returncode:
+            sol.error = next((l for l in out.splitlines() if 'error' in l),
+                             out.strip()[-300:] or 'gcc failed')
+        else:
+            RUN[name(sol)] = {'binary': binary}
+
+
+def initrd():
+    """The guest's initramfs with the programs and the script after it."""
+    entries = [('task', 0o40755, None), ('task/5', 0o40755, None),
+               ('task/5/bin', 0o40755, None),
+               ('task/5/run.sh', 0o100755, SCRIPT.encode())]
+    for label, run in sorted(RUN.items()):
+        with open(run['binary'], 'rb') as f:
+            entries.append(('task/5/bin/%s' % label, 0o100755, f.read()))
+    joined = os.path.join(WORK, 'initrd.cpio')
+    with open(os.path.join(BUILD, 'initramfs.cpio'), 'rb') as f, \
+            open(joined, 'wb') as out:
+        out.write(f.read())
+        out.write(cpio(entries))
+    return joined
+
+
+@test('gcc -m32 -static compiles the programs on the host (nothing i386 '
+      'runs there)')
+def compiling():
+    compile_all()
+    return '%d of %d' % (len(RUN), len(SOLUTIONS))
+
+
+@test("the programs run in the lab's guest, then threads (stage %s)"
+      % LAB['stage'], parent=compiling)
+def guest():
+    expect_true(RUN, 'programs to run', 'at least one that compiles', 'none')
+    os.environ['KS_INITRAMFS'] = initrd()
+    try:
+        with Guest(LAB['stage'], '/task/5/run.sh') as g:
+            try:
+                g.wait_exit(300)
+            finally:
+                serial = g.serial()
+    except GuestError as e:
+        raise Fail('the guest', 'it runs the programs and threads', str(e))
+    finally:
+        del os.environ['KS_INITRAMFS']
+    RUN['serial'] = serial
+    for label in RUN:
+        if label == 'serial':
+            continue
+        m = re.search(r'task5: run %s\n(.*?)task5: end %s status (\d+)' % (
+            re.escape(label), re.escape(label)), serial, re.S)
+        RUN[label].update(lines=m.group(1).splitlines() if m else None,
+                          status=int(m.group(2)) if m else None)
+    done = re.search(r'threads: done (\d+) \((.*)\)', serial.split(
+        'task5: threads')[-1])
+    expect_true(done, "the lab's threads, after the programs",
+                '"threads: done N (...)"', serial.strip()[-400:])
+    RUN['threads'] = int(done.group(1))
+    return 'threads made %d threads (%s)' % (RUN['threads'], done.group(2))
+
+
+def value(sol, key):
+    """The number SOL's program printed after "KEY:", or None."""
+    for line in RUN[name(sol)]['lines'] or []:
+        m = re.match(r'\s*%s:\s*(-?[0-9.]+)\s*$' % key, line)
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def compiled(sol):
+    def check():
+        expect_true(sol.error is None, 'gcc -m32 -static -O2 -Wall %s'
+                    % sol.path, 'no error', sol.error)
+    return check
+
+
+KEYS = ('stack_kb_per_thread', 'kb_per_thread', 'predicted_threads')
+
+
+def printed(sol):
+    def check():
+        expect_true('threads' in RUN, "the guest's run", 'it ran the programs',
+                    'it did not: see the check above')
+        run = RUN[name(sol)]
+        expect_true(run['lines'] is not None, 'your program in the guest',
+                    'it ran', 'no trace of it on the console')
+        said = '\n'.join(run['lines'][:12]) or '(nothing)'
+        missing = [k for k in KEYS if value(sol, k) is None]
+        expect_true(not missing, 'the lines your program printed (exit '
+                    'status %s)' % run['status'], '\n'.join('%s: ...' % k for k in KEYS),
+                    said + '\n(no %s line)' % ', no '.join(missing) if missing else said)
+    return check
+
+
+def stack_size(sol):
+    def check():
+        got = value(sol, 'stack_kb_per_thread')
+        # KernelStack counts whole stacks: the growth over the sample is
+        # exact (a kernel thread started meanwhile moves it by 0.001).
+        expect_true(abs(got - THREAD_KB) < 0.005, 'stack_kb_per_thread: '
+                    "KernelStack's growth per thread, in kB (THREAD_SIZE at "
+                    'stage %s)' % LAB['stage'], '%.2f' % THREAD_KB, '%.2f' % got)
+        return '%.2f kB' % got
+    return check
+
+
+def prediction(sol):
+    def check():
+        got, count = value(sol, 'predicted_threads'), RUN['threads']
+        off = 100.0 * (got - count) / count
+        expect_true(abs(off) <= TOLERANCE, 'predicted_threads, against the '
+                    "threads the lab's threads made in this guest (within %d%%)"
+                    % TOLERANCE, '%d' % count, '%d (%+.1f%%; kb_per_thread: %s)'
+                    % (got, off, value(sol, 'kb_per_thread')))
+        return '%d predicted, %d made (%+.1f%%)' % (got, count, off)
+    return check
+
+
+BUILDS = [test(sol.title('predict.c compiles for i386 (gcc -m32 -static)'),
+               parent=compiling)(compiled(sol)) for sol in SOLUTIONS]
+for sol, builds in zip(SOLUTIONS, BUILDS):
+    prints = test(sol.title('it runs in the guest and prints its three lines'),
+                  parent=builds)(printed(sol))
+    test(sol.title("KernelStack grows by THREAD_SIZE per thread"),
+         parent=prints)(stack_size(sol))
+    test(sol.title('its prediction is within %d%% of the count threads reached'
+                   % TOLERANCE), parent=prints)(prediction(sol))
+
+run_tests()
