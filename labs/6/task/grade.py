@@ -1,0 +1,168 @@
+# Grader of lab 6's task (make grade N=6 EXERCISE=1): the learner's post-
+# mortem script (build/exercises/6/postmortem.py, made from labs/6/task/
+# postmortem.py by make exercise N=6), which finds in lab 6's dump the
+# task whose stack overflowed. Run by vm/ks on the host, not in gdb.
+#
+# The grader finds that task its own way, the way the switch left: the
+# IRQ-entry check that panicked ran on the panicking CPU's hardirq stack,
+# whose lowest word holds the esp the interrupt came from; the task
+# whose stack holds that esp is the one. It reads that stack and counts
+# its unused bytes as the kernel's stack_not_used() does. Then it calls
+# the learner's overflowed(crash) and compares: the task (pid and
+# command), its stack, its unused bytes.
+#
+# crash(commands) runs crash on the dump (vm/crash.py's run(); each run
+# starts crash under qemu-i386, about 12 s). A list of commands asked
+# for twice is answered from the first run: tests/checks/84-tasks.py
+# grades several scripts at once, which mostly ask the same.
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path[:0] = [os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
+
+import crash                                            # noqa: E402
+import facts                                            # noqa: E402
+import tasklib                                          # noqa: E402
+from gradelib import (Fail, expect, expect_true,        # noqa: E402
+                      lab_number, run_tests, test)
+from session import GuestError                          # noqa: E402
+
+LAB = facts.lab(lab_number())
+THREAD_SIZE = LAB['stage_facts']['thread_size']
+MAGIC = facts.kernel()['stack_end_magic']
+SOLUTIONS = tasklib.solutions()
+CACHE = {}         # tuple of commands: crash's output
+FOUND = {}         # the grader's own answer
+
+
+def key(commands):
+    return tuple(c for c in commands if c.strip() != 'quit')
+
+
+def run(commands):
+    """crash's output for COMMANDS, once per list of commands."""
+    if key(commands) not in CACHE:
+        CACHE[key(commands)] = crash.run(LAB['stage'], list(key(commands)))
+    return CACHE[key(commands)]
+
+
+def prefetch(*lists):
+    """Several lists of commands in one crash run, each answered later
+    by run() as if run alone."""
+    mark = '==== tasks-grader %d'
+    text = crash.run(LAB['stage'], [c for i, cs in enumerate(lists)
+                                    for c in ['echo ' + mark % i] + list(key(cs))])
+    parts = re.split(r'^==== tasks-grader (\d+)$', text, flags=re.M)
+    for i, part in zip(parts[1::2], parts[2::2]):
+        CACHE[key(lists[int(i)])] = part
+
+
+def dump():
+    """The dump, made now if missing or stale: lab 6's workload panics by
+    chance (an interrupt must come while dd is deepest), so a guest that
+    did not panic gets one more try."""
+    try:
+        return crash.dump(LAB['stage'])
+    except GuestError as e:
+        print('tasks: no panic on the first guest, one more (%s)'
+              % str(e).splitlines()[0], file=sys.stderr)
+        return crash.dump(LAB['stage'])
+
+
+def used_from(stack, text):
+    """stack_not_used() of the stack at STACK, from crash's rd of it."""
+    words = []
+    for line in text.splitlines():
+        m = re.match(r'([0-9a-f]+):((?:\s+[0-9a-f]{8}){1,4})', line)
+        if m:
+            base = int(m.group(1), 16)
+            words += [(base + 4 * i, int(w, 16)) for i, w in enumerate(m.group(2).split())]
+    expect_true(words and words[0] == (stack, MAGIC), 'the lowest word of the '
+                'stack at %#x' % stack, 'STACK_END_MAGIC %#x' % MAGIC,
+                words[0] if words else 'nothing read')
+    first = next((addr for addr, value in words[1:] if value), None)
+    expect_true(first is not None, 'the words of the stack at %#x' % stack,
+                'one that is not zero', 'none')
+    return first - stack
+
+
+@test("the grader finds the task whose stack the panicking interrupt came "
+      "from (the hardirq stack's lowest word)")
+def own():
+    dump()
+    # The task list as the skeleton's tasks() asks for it: one run less.
+    listing = ['list -o task_struct.tasks -s task_struct.comm,pid,stack '
+               '-h init_task']
+    mine = ['bt', 'p hardirq_stack_ptr:a', 'p/x *(unsigned long *)$']
+    prefetch(mine, listing)
+    text = run(mine) + run(listing)
+    cpu = re.search(r'^PID: *\d+ +TASK: \S+ +CPU: (\d+)', text, re.M)
+    expect_true(cpu, "crash's bt", 'the panicking CPU', text.strip()[-300:])
+    base = re.search(r'per_cpu\(hardirq_stack_ptr, %s\) = \$\d+ = '
+                     r'\(struct irq_stack \*\) (0x[0-9a-f]+)\n\$\d+ = (0x[0-9a-f]+)'
+                     % cpu.group(1), text)
+    expect_true(base, "the hardirq stack of CPU %s and its lowest word"
+                % cpu.group(1), 'its address and the word there',
+                text.strip()[-300:])
+    saved = int(base.group(2), 16)
+    tasks = re.findall(r'comm = "([^"\\]*)[^"]*",\s*pid = (\d+),\s*stack = '
+                       r'(0x[0-9a-f]+)', text)
+    owner = [(int(pid), comm, int(stack, 16)) for comm, pid, stack in tasks
+             if int(stack, 16) <= saved < int(stack, 16) + THREAD_SIZE]
+    expect_true(len(owner) == 1, 'the task whose stack holds the saved esp '
+                '%#x' % saved, 'one task', owner or 'none')
+    pid, comm, stack = owner[0]
+    rd = run(['rd %#x %d' % (stack, THREAD_SIZE // 4)])
+    FOUND.update(pid=pid, comm=comm, stack=stack, not_used=used_from(stack, rd))
+    return 'pid %d (%s), stack %#x, %d bytes never used' % (
+        pid, comm, stack, FOUND['not_used'])
+
+
+def loaded(sol):
+    def check():
+        expect_true(tasklib.load(sol, 'postmortem') is not None,
+                    'running %s' % sol.path, 'no error', sol.error)
+        expect_true(callable(sol.module.get('overflowed')), 'its names',
+                    'a function overflowed(crash) (the grader calls it)', 'none')
+        sol.answer, error = tasklib.call(sol.module['overflowed'], run)
+        expect_true(error is None, 'overflowed(crash)', 'it returns', error)
+        ok = isinstance(sol.answer, (tuple, list)) and len(sol.answer) == 4
+        expect_true(ok, 'what overflowed(crash) returned', '(pid, comm, stack, '
+                    'not_used)', repr(sol.answer))
+    return check
+
+
+def same_task(sol):
+    def check():
+        pid, comm = sol.answer[0], sol.answer[1]
+        expect('pid %s (%s)' % (pid, comm), 'pid %d (%s)' % (
+            FOUND['pid'], FOUND['comm']), 'the task your script found')
+    return check
+
+
+def same_stack(sol):
+    def check():
+        try:
+            stack = int(sol.answer[2])
+        except (TypeError, ValueError):
+            raise Fail('its stack', '%#x' % FOUND['stack'], repr(sol.answer[2]))
+        expect(stack, FOUND['stack'], 'its stack (the lowest address)')
+        expect(sol.answer[3], FOUND['not_used'], "the bytes at its stack's end "
+               'that were never used (stack_not_used(), the magic counted)')
+        return '%d bytes never used' % FOUND['not_used']
+    return check
+
+
+for sol in SOLUTIONS:
+    sol.answer = None
+    runs = test(sol.title('postmortem.py runs and overflowed(crash) returns '
+                          '(pid, comm, stack, not_used)'), parent=own)(loaded(sol))
+    task = test(sol.title('it finds the task whose stack overflowed'),
+                parent=runs)(same_task(sol))
+    test(sol.title('and its stack, and how much of it was never used'),
+         parent=task)(same_stack(sol))
+
+run_tests()

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Lab 6's task, the project's reference solution (make check grades it;
+the learner starts from postmortem.py beside it, whose helpers are the
+same).
+
+Lab 6's task: in lab 6's dump, find the task whose stack overflowed.
+
+Your copy is build/exercises/6/postmortem.py (make exercise N=6 made it).
+make grade N=6 EXERCISE=1 calls overflowed() below on lab 6's dump and
+compares what it returns with what the grader finds its own way. Run it
+yourself with python3 build/exercises/6/postmortem.py (each call of
+crash() starts crash on the dump, about 12 s under qemu-i386: ask for
+many commands in one call).
+
+Lab 6's kernel panicked when the IRQ-entry check found a task's stack
+nearly used up. Which task? crash's ps and bt know only two tasks in
+this dump (labs/6/README.md says why), so do not ask them: look at
+every task's stack, as the kernel's CONFIG_DEBUG_STACK_USAGE does
+(stack_not_used() in include/linux/sched/task_stack.h). A stack is
+zeroed when it is allocated and grows down towards its end, the lowest
+address, which holds STACK_END_MAGIC; the bytes between the end and the
+lowest word that is not zero were never used. The task with the fewest
+such bytes came closest to the end.
+
+labs/6/README.md, "Task", says more; make hint N=6 gives one hint at a
+time.
+"""
+import os
+import re
+import sys
+
+THREAD_SIZE = 8192             # stage 2's stacks (vm/stages.toml)
+STACK_END_MAGIC = 0x57ac6e9d   # the word at every task stack's end
+
+
+def tasks(crash):
+    """Every task in the dump, from the kernel's own task list, as (pid,
+    comm, stack) triples; stack is the lowest address of its stack (0
+    for a task that has exited and lost it)."""
+    text = crash(['list -o task_struct.tasks -s task_struct.comm,pid,stack '
+                  '-h init_task'])
+    found = re.findall(r'comm = "([^"\\]*)[^"]*",\s*pid = (\d+),\s*'
+                       r'stack = (0x[0-9a-f]+)', text)
+    return [(int(pid), comm, int(stack, 16)) for comm, pid, stack in found]
+
+
+def words(text):
+    """The words of crash's rd output (lines of "address:  w w w w  ascii"),
+    as (address, value) pairs, in order."""
+    found = []
+    for line in text.splitlines():
+        m = re.match(r'([0-9a-f]+):((?:\s+[0-9a-f]{8}){1,4})', line)
+        if m:
+            base = int(m.group(1), 16)
+            found += [(base + 4 * i, int(w, 16))
+                      for i, w in enumerate(m.group(2).split())]
+    return found
+
+
+def overflowed(crash):
+    """The task whose stack came closest to its end, as (pid, comm,
+    stack, not_used): not_used is the number of bytes from the stack's
+    end (its lowest address) to the lowest word that is not zero, the
+    end magic not counted as used, as stack_not_used() counts them.
+
+    crash(commands) runs a list of crash commands on lab 6's dump and
+    returns crash's output, as vm/crash.py's run() does. Its "echo TEXT"
+    prints TEXT: a way to tell apart the outputs of several commands
+    asked for at once. "rd ADDR COUNT" prints COUNT words from ADDR."""
+    found = [t for t in tasks(crash) if t[2]]
+    # One crash run for every stack: an echo before each rd tells the
+    # outputs apart.
+    commands = []
+    for pid, comm, stack in found:
+        commands += ['echo ==== %d' % pid, 'rd %#x %d' % (stack, THREAD_SIZE // 4)]
+    parts = re.split(r'^==== (\d+)$', crash(commands), flags=re.M)
+    read = {int(pid): words(text) for pid, text in zip(parts[1::2], parts[2::2])}
+    best = None
+    for pid, comm, stack in found:
+        # Past the end magic, the first word that is not zero.
+        used = [addr for addr, value in read.get(pid, [])[1:] if value]
+        if not used:
+            continue
+        not_used = used[0] - stack
+        if best is None or not_used < best[3]:
+            best = (pid, comm, stack, not_used)
+    return best
+
+
+if __name__ == '__main__':
+    TOP = os.environ.get('TOP') or os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), '..', '..', '..')
+    sys.path.insert(0, os.path.join(TOP, 'vm'))
+    import crash as dump
+    print(overflowed(lambda commands: dump.run(2, commands)))
