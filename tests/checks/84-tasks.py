@@ -1,0 +1,251 @@
+# The tasks of labs 0, 1, 5 and 6 (make exercise N=k, make grade N=k
+# EXERCISE=1, make hint N=k), as a learner meets them:
+#  - make grade before make exercise says to run make exercise first;
+#    make exercise copies the skeleton, and run again leaves the
+#    learner's file alone; make hint gives one more hint each time;
+#  - three sides of each task's grader, on one guest per lab (the
+#    graders take several files at once, labs/tasklib.py): the untouched
+#    skeleton fails, a failed check saying what it expected and what it
+#    got; the reference solution (labs/k/task/solution.*) passes every
+#    check; wrong solutions, each made from the reference by one
+#    plausible mistake, fail, and fail the check that names the mistake
+#    (and, where said, pass the others).
+# The learner's files live in build/task-check (EXERCISES), not in the
+# learner's build/exercises. The skeleton's lines of each grader's output
+# go to build/results/taskN-skeleton.txt, for the workbook.
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TESTS)
+from checklib import BUILD, TOP, expect, facts, fit, log  # noqa: E402
+
+KS = os.path.join(TOP, 'vm', 'ks')
+WORK = os.path.join(BUILD, 'task-check')
+RESULTS = os.path.join(BUILD, 'results')
+
+# Each wrong solution: (label, what the mistake is, the reference's text
+# to replace, its replacement, a title substring of a check that must
+# fail, title substrings of checks that must still pass).
+WRONG = {
+    0: [('ret-at-ebp', 'reads the return address at [ebp] and the next ebp '
+         'at [ebp+4]', [('ret = word(ebp + 4)', 'ret = word(ebp)'),
+                        ('ebp = word(ebp)\n', 'ebp = word(ebp + 4)\n')],
+         'my-bt at handle_irq_event on CPU 0', []),
+        ('no-first-insn', 'walks from $ebp at a first instruction, skipping '
+         'the direct caller', [("    if at_first_instruction(pc):\n        ret = "
+                                "word(sp)\n        found.append((ret, function_of("
+                                "ret - 1)))\n", '')],
+         "at __handle_irq's first instruction", ['the middle of handle_edge_irq'])],
+    1: [('stops-at-irq-top', 'ends the walk where the chain leaves an IRQ '
+         'stack', [("""            if here not in ('hardirq', 'softirq'):
+                break
+            saved = word(known[here][0])
+            if stack_of(saved, known) != there or ebp < saved:
+                break
+            here = there""", '            break')],
+         'from the task stack', []),
+        ('ignores-lowest-word', 'crosses to any known stack the chain leads '
+         'to, without the IRQ stack\'s lowest word', [("""            if here not in ('hardirq', 'softirq'):
+                break
+            saved = word(known[here][0])
+            if stack_of(saved, known) != there or ebp < saved:
+                break
+            here = there""", '            here = there')],
+         "trusts the hardirq stack's lowest word",
+         ['from the task stack', 'taken during a softirq']),
+        ('word-at-top', "reads the saved esp at the IRQ stack's top, not its "
+         'lowest word', [('saved = word(known[here][0])',
+                          'saved = word(known[here][1] - 4)')],
+         'from the task stack', [])],
+    5: [('ignores-8mb-floor', 'predicts as if all of MemFree went to threads, '
+         'forgetting the 8 MB that threads leaves free',
+         [('SAMPLE + (long)((free1 - STOP_KB) / cost)', 'SAMPLE + (long)(free1 / cost)')],
+         'its prediction', ['KernelStack grows']),
+        ('stack-only', 'counts only the stack as what a thread costs',
+         [('cost = (double)(free0 - free1) / SAMPLE;', 'cost = stack;')],
+         'its prediction', ['KernelStack grows'])],
+    6: [('looks-for-broken-magic', 'looks for a task whose end magic is gone',
+         [("""        used = [addr for addr, value in read.get(pid, [])[1:] if value]
+        if not used:
+            continue
+        not_used = used[0] - stack
+        if best is None or not_used < best[3]:
+            best = (pid, comm, stack, not_used)""", """        magic = read.get(pid, [(stack, STACK_END_MAGIC)])[0][1]
+        if magic != STACK_END_MAGIC:
+            best = (pid, comm, stack, 0)""")],
+         'returns (pid, comm, stack, not_used)', []),
+        ('counts-the-magic', 'takes the end magic for a used word',
+         [('read.get(pid, [])[1:] if value]', 'read.get(pid, []) if value]')],
+         'finds the task whose stack overflowed', [])],
+}
+
+
+def ks(*args, exercise_on=True, task=None, env=None):
+    """vm/ks ARGS; (rc, output, seconds)."""
+    env = dict(os.environ, EXERCISES=os.path.join(WORK, 'exercises'),
+               EXERCISE='1' if exercise_on else '0', **(env or {}))
+    env.pop('KS_TASK', None)
+    if task:
+        env['KS_TASK'] = task
+    t0 = time.time()
+    p = subprocess.run([KS] + [str(a) for a in args], env=env, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors='replace')
+    took = time.time() - t0
+    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+                                            p.returncode, took), out.rstrip())
+    return p.returncode, out, took
+
+
+def checks_of(out, label):
+    """{title: (status, the failure's lines)} for LABEL's checks in OUT."""
+    found, lines = {}, out.splitlines()
+    prefix = '[%s] ' % label
+    for i, line in enumerate(lines):
+        m = re.match(r'(ok|not ok|skip) - (.*)$', line)
+        if not m or not m.group(2).startswith(prefix):
+            continue
+        title = m.group(2)[len(prefix):]
+        detail = []
+        for more in lines[i + 1:]:
+            if not more.startswith('    '):
+                break
+            detail.append(more.strip())
+        found[title] = (m.group(1), detail)
+    return found
+
+
+def first_failure(checks):
+    for title, (status, detail) in checks.items():
+        if status == 'not ok':
+            return title, detail
+    return None, []
+
+
+def said(title, detail):
+    """A failure in one line: its title, what, expected and got (first
+    lines)."""
+    text = [title] + [d for d in detail if not d.startswith('skipped')]
+    return ' / '.join(t[:160] for t in text[:4])
+
+
+def keep(n, out):
+    """The lines a learner would see for the skeleton (the shared checks,
+    then the skeleton's, its label taken off), for the workbook."""
+    kept = []
+    lines = out.splitlines()
+    take = False
+    for line in lines:
+        m = re.match(r'(ok|not ok|skip) - (\[([^]]+)\] )?', line)
+        if m:
+            take = m.group(3) in (None, 'skeleton')
+            if take:
+                line = line.replace('[skeleton] ', '', 1)
+        elif not line.startswith('    '):
+            take = False
+        if take:
+            kept.append(line)
+    os.makedirs(RESULTS, exist_ok=True)
+    with open(os.path.join(RESULTS, 'task%d-skeleton.txt' % n), 'w') as f:
+        f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(fit(kept)) + '\n')
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+TASKS = [k for k in facts.labs() if 'exercise' in facts.lab(k)
+         and 'base' not in facts.lab(k)['exercise']]
+expect(TASKS == [0, 1, 5, 6], 'labs 0, 1, 5 and 6 have a task', TASKS)
+
+# The commands, without a guest.
+for n in TASKS:
+    ex = facts.lab(n)['exercise']
+    name = os.path.basename(ex['skeleton'])
+    mine = os.path.join(WORK, 'exercises', str(n), name)
+    rc, out, took = ks('grade', n)
+    expect(rc != 0 and "run 'make exercise N=%d' first" % n in out and
+           'not ok' not in out and took < 20,
+           'lab %d: make grade N=%d EXERCISE=1 before make exercise says to run '
+           'it first (%.0f s)' % (n, n, took), out.strip()[-200:])
+    rc, out, _ = ks('exercise', n, exercise_on=False)
+    with open(os.path.join(facts.lab(n)['folder'], ex['skeleton'])) as f:
+        skeleton = f.read()
+    same = os.path.isfile(mine) and open(mine).read() == skeleton
+    expect(rc == 0 and same, 'lab %d: make exercise N=%d copies the skeleton to '
+           'exercises/%d/%s' % (n, n, n, name), out.strip()[-200:])
+    with open(mine, 'a') as f:
+        f.write('\n# my work\n' if not name.endswith('.c') else '\n/* my work */\n')
+    rc, out, _ = ks('exercise', n, exercise_on=False)
+    expect(rc == 0 and 'my work' in open(mine).read() and 'left as it is' in out,
+           'lab %d: make exercise again leaves the file alone and says so' % n,
+           out.strip()[-200:])
+    firsts = []
+    for _ in range(2):
+        rc, out, _ = ks('hint', n, exercise_on=False)
+        firsts.append(out)
+    expect(firsts[0].startswith('1. ') and '\n2. ' not in firsts[0] and
+           '\n2. ' in firsts[1] and '(2 of %d hints' % len(ex['hints']) in firsts[1],
+           'lab %d: make hint N=%d gives one more hint each time (%d in all)'
+           % (n, n, len(ex['hints'])), (firsts[0][:100], firsts[1][-100:]))
+
+# The three sides, one guest per lab.
+for n in TASKS:
+    lab = facts.lab(n)
+    ex = lab['exercise']
+    name = os.path.basename(ex['skeleton'])
+    folder = lab['folder']
+    with open(os.path.join(folder, ex['solution'])) as f:
+        reference = f.read()
+    files = {'skeleton': open(os.path.join(folder, ex['skeleton'])).read(),
+             'reference': reference}
+    for label, what, edits, fails, passes in WRONG[n]:
+        text = reference
+        for old, new in edits:
+            text = text.replace(old, new) if old in text else None
+            if text is None:
+                break
+        if expect(text is not None, 'lab %d: the wrong solution "%s" is made from '
+                  'the reference by its edit' % (n, label),
+                  'the reference no longer holds the text it edits'):
+            files[label] = text
+    paths = []
+    for label, text in files.items():
+        path = os.path.join(WORK, str(n), label, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(text)
+        paths.append(path)
+    rc, out, took = ks('grade', n, task=os.pathsep.join(paths))
+    keep(n, out)
+    graded = {label: checks_of(out, label) for label in files}
+
+    title, detail = first_failure(graded['skeleton'])
+    expect(title and any(d.startswith('expected:') for d in detail) and
+           any(d.startswith('got:') for d in detail),
+           'lab %d: the untouched skeleton fails, saying what it expected and '
+           'got: %s' % (n, said(title, detail)), out.strip()[-400:])
+
+    ref = graded['reference']
+    bad = [t for t, (status, _) in ref.items() if status != 'ok']
+    expect(ref and not bad, 'lab %d: the reference solution (labs/%d/%s) passes '
+           'all %d checks, on one guest with the others (%.0f s)'
+           % (n, n, ex['solution'], len(ref), took),
+           '; '.join(said(t, ref[t][1]) for t in bad) or out.strip()[-400:])
+
+    for label, what, edits, fails, passes in WRONG[n]:
+        if label not in graded:
+            continue
+        checks = graded[label]
+        failed = [t for t, (status, _) in checks.items()
+                  if status == 'not ok' and fails in t]
+        kept = [t for t, (status, _) in checks.items()
+                if status != 'ok' and any(p in t for p in passes)]
+        title = failed[0] if failed else None
+        expect(failed and not kept, 'lab %d: a solution that %s ("%s") fails: %s%s'
+               % (n, what, label, said(title, checks[title][1]) if title else '',
+                  '; it passes "%s"' % '", "'.join(passes) if passes else ''),
+               'no failed check with "%s" in its title; %s' % (
+                   fails, '; '.join('%s: %s' % (t, s) for t, (s, _) in checks.items())))
