@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../vm/lib.sh"
 
 out=$BUILD/book
-for f in transcripts/lab0.txt transcripts/lab1.txt transcripts/lab2.txt transcripts/lab3.txt \
+for f in transcripts/lab0.txt transcripts/lab0-prereq.txt transcripts/lab1.txt transcripts/lab2.txt transcripts/lab3.txt \
 	 transcripts/lab3-step.txt transcripts/lab4.txt transcripts/lab6.txt figures/irq-stacks.svg; do
 	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
 done
@@ -18,6 +18,9 @@ for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; 
 done
 for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution; do
 	[ -s "$BUILD/results/$f.txt" ] || die "the book needs $BUILD/results/$f.txt: run tests/checks/88-exercises.py (make check does)"
+done
+for n in 0 1 5 6; do
+	[ -s "$BUILD/results/task$n-skeleton.txt" ] || die "the book needs $BUILD/results/task$n-skeleton.txt: run tests/checks/84-tasks.py (make check does)"
 done
 [ -s "$BUILD/results/postmortem-never-stored.txt" ] || die "the book needs $BUILD/results/postmortem-never-stored.txt: run tests/checks/89-postmortem.py (make check does)"
 "$TOP/book/reference.sh"
