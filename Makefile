@@ -32,8 +32,8 @@ help:
 	@echo '                 (answers/labk.txt, or ANSWERS=file: key = value lines)'
 	@echo 'make grade       every lab in one table: task passed, questions right, predictions made'
 	@echo '                 (from answers/labN.txt; a lab not started is reported, not built or booted)'
-	@echo 'make exercise N=k  a kernel tree of your own for lab k'"'"'s exercise (labs 2, 3); then'
-	@echo '                 make grade N=k EXERCISE=1 builds it, boots it and grades it;'
+	@echo 'make exercise N=k  your start for lab k'"'"'s exercise: a file to write (labs 0, 1, 5, 6) or a kernel tree (2, 3); then'
+	@echo '                 make grade N=k EXERCISE=1 grades it on a fresh guest (a kernel: built first);'
 	@echo '                 make hint N=k: one more hint each time'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
@@ -86,7 +86,8 @@ boot: check-stage deps initramfs
 lab: check-lab deps initramfs
 	@vm/ks lab $(N)
 
-# A kernel tree of the learner's own for lab k's exercise (labs 2 and 3);
+# The learner's starting point for lab k's exercise: a file of their own
+# (labs 0, 1, 5, 6: the lab's task), or a kernel tree (labs 2 and 3);
 # EXERCISE=1 makes `make lab` and `make grade` build and boot it.
 exercise: check-lab deps
 	@vm/ks exercise $(N)
