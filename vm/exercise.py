@@ -96,6 +96,28 @@ def apply(src, patch):
             os.path.relpath(patch, TOP), src, p.stdout.decode(errors='replace')))
 
 
+def skeleton_key(n):
+    """A fingerprint of what lab N's exercise tree is made from, besides
+    its base stage: the given patches and the skeleton."""
+    import hashlib
+    ex = facts.lab(n)['exercise']
+    h = hashlib.sha256()
+    for path in [os.path.join(TOP, p) for p in ex.get('given', [])] + [
+            os.path.join(facts.lab(n)['folder'], ex['skeleton'])]:
+        with open(path, 'rb') as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def stale(n):
+    """Lab N's exercise tree was made from other patches than today's."""
+    try:
+        with open(os.path.join(os.path.dirname(tree(n)), 'skeleton.key')) as f:
+            return f.read().strip() != skeleton_key(n)
+    except OSError:
+        return True
+
+
 def make(n):
     """Lab N's exercise tree, made if it does not exist yet."""
     lab = facts.lab(n)
@@ -108,6 +130,11 @@ def make(n):
         return make_task(n)
     src = tree(n)
     if os.path.isdir(os.path.join(src, '.git')):
+        if stale(n):
+            say('your exercise tree was made from an older skeleton than '
+                'lab %d\'s today; to start from today\'s: rm -rf %s, then '
+                'make exercise N=%d (keep your work with git diff first)'
+                % (n, os.path.dirname(src), n))
         say('your exercise tree is already there, left as it is: %s' % src)
         say('start over with: git -C %s checkout -f skeleton && git -C %s '
             'clean -fd' % (src, src))
@@ -123,6 +150,11 @@ def make(n):
     # which an editor writing in place would change for every stage).
     say('lab %d\'s exercise: copying stage %s\'s tree (about a minute)' % (n, base))
     _run(['cp', '-a', base_src, tmp])
+    # What the exercise gives (the project's patches the learner should
+    # not have to write: a header every file includes, say), then the
+    # TODOs.
+    for patch in ex.get('given', []):
+        apply(tmp, os.path.join(TOP, patch))
     apply(tmp, os.path.join(lab['folder'], ex['skeleton']))
     # Debian's tree ends its .gitignore with "ignore everything at the top
     # level" (for its own packaging repository): this repository tracks
@@ -140,4 +172,6 @@ def make(n):
         'and its TODOs)' % (n, base))
     git(tmp, 'tag', 'skeleton')
     os.rename(tmp, src)
+    with open(os.path.join(os.path.dirname(src), 'skeleton.key'), 'w') as f:
+        f.write(skeleton_key(n) + '\n')
     return src
