@@ -6,8 +6,8 @@
 # vm/kernel.sh eN: build lab N's exercise, the learner's tree (vm/lib.sh's
 # stage_src eN), incrementally.
 #
-# Inputs: the stage's source tree (tarball + patches), vm/kernel.config and
-# this script.
+# Inputs: the stage's source tree (tarball + patches), vm/kernel.config,
+# this script and the compiler wrapper vm/cc.
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +24,8 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	[ -z "$only_ask" ] || exit 1
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
-*)	key=$(printf '%s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" | sha256sum | cut -c1-16) ;;
+*)	key=$(printf '%s %s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
+		"$(sha256sum < "$TOP/vm/cc")" | sha256sum | cut -c1-16) ;;
 esac
 
 built() {

@@ -154,7 +154,7 @@ kernel_make() {
 	CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 \
 		CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		make -C "$src" O="$obj" ARCH=i386 CC="ccache gcc" "$@"
+		make -C "$src" O="$obj" ARCH=i386 CC="$TOP/vm/cc" "$@"
 }
 
 # kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with
