@@ -1,13 +1,25 @@
 # Every stage boots to the ready marker and exits cleanly through the
 # guest's qemu-exit, and the kernel that ran is that stage's (uname -r
-# carries the stage, set by vm/kernel.sh).
+# carries the stage, set by vm/kernel.sh): its banner, build number and
+# time included, is the one in the vmlinux that gdb reads (a bzImage
+# once carried an older kernel: see vm/cc).
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from checklib import Guest, GuestError, expect, log, not_ok, stages  # noqa: E402
-from session import READY_MARKER                                      # noqa: E402
+from session import READY_MARKER, stage_obj                           # noqa: E402
+
+
+def banner(vmlinux):
+    """The kernel's linux_banner, as the vmlinux holds it."""
+    with open(vmlinux, 'rb') as f:
+        data = f.read()
+    # The first "Linux version" is a format ("#%s"); the banner is whole.
+    at = data.find(b'Linux version ', data.find(b'Linux version ') + 1)
+    return data[at:data.index(b'\n', at)].decode(errors='replace')
+
 
 for k in stages():
     t0 = time.time()
@@ -25,3 +37,7 @@ for k in stages():
     expect(status == 0,
            'stage %d boots to the ready marker and exits with status 0' % k,
            'status %s' % status)
+    mine = banner(os.path.join(stage_obj(k), 'vmlinux'))
+    expect(mine in guest.serial(), 'stage %d: the kernel that booted is the '
+           'vmlinux gdb reads (%s)' % (k, mine.split(' SMP ')[-1]),
+           'the vmlinux says "%s"' % mine)
