@@ -6,9 +6,24 @@ import re
 
 import gdb
 
+import gradelib
 from gradelib import lab_number
 
 LABS = os.path.dirname(os.path.abspath(__file__))
+
+
+def _where():
+    try:
+        frame = gdb.selected_frame()
+        sal = frame.find_sal()
+        at = ' at %s:%d' % (re.sub(r'^.*?/src(/linux)?/', '', sal.symtab.filename),
+                            sal.line) if sal.symtab else ''
+        return ' (gdb stopped in %s%s, CPU %d)' % (frame.name(), at, cpu())
+    except (gdb.error, RuntimeError):
+        return ''
+
+
+gradelib.WHERE = _where
 
 
 def run(command):

@@ -28,6 +28,9 @@ import facts
 import results
 
 TESTS = []
+# Where the grader stood when a check stopped with an error (gdbutil
+# sets it: " (gdb stopped in FUNCTION at FILE:LINE)"); None on the host.
+WHERE = None
 
 
 class Fail(Exception):
@@ -115,8 +118,8 @@ def run_tests():
         except Fail as f:
             _report(fn, 'fail', why=f)
         except Exception as e:      # the grader's own bug, or gdb's error
-            _report(fn, 'fail', why='the check stopped with an error: %s: %s'
-                    % (type(e).__name__, e))
+            _report(fn, 'fail', why='the check stopped with an error: %s: %s%s'
+                    % (type(e).__name__, e, WHERE() if WHERE else ''))
             # Indented, for the log: vm/ks takes a bare "Traceback" for a
             # grader that crashed outside its checks.
             print(''.join('    | ' + line for line in traceback.format_exc()

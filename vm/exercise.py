@@ -130,14 +130,16 @@ def make(n):
         return make_task(n)
     src = tree(n)
     if os.path.isdir(os.path.join(src, '.git')):
-        if stale(n):
-            say('your exercise tree was made from an older skeleton than '
-                'lab %d\'s today; to start from today\'s: rm -rf %s, then '
-                'make exercise N=%d (keep your work with git diff first)'
-                % (n, os.path.dirname(src), n))
         say('your exercise tree is already there, left as it is: %s' % src)
-        say('start over with: git -C %s checkout -f skeleton && git -C %s '
-            'clean -fd' % (src, src))
+        if stale(n):
+            # Its skeleton tag is the old skeleton: git cannot start over.
+            say('it was made from an older skeleton than lab %d\'s today; to '
+                'start from today\'s: rm -rf %s, then make exercise N=%d '
+                '(keep your work with git diff skeleton first)'
+                % (n, os.path.dirname(src), n))
+        else:
+            say('start over with: git -C %s checkout -f skeleton && git -C %s '
+                'clean -fd' % (src, src))
         return src
     base = str(ex['base'])
     subprocess.check_call([os.path.join(TOP, 'vm', 'tree.sh'), base])

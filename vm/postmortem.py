@@ -22,7 +22,7 @@ FIRST = re.compile(r'(BUG: .*|Oops: .*|general protection fault.*|'
                    r'kernel BUG at .*|double fault.*|Kernel panic - .*)')
 # The lines after it that a post-mortem repeats: registers, call trace,
 # the panic line.
-KEEP = re.compile(r'^(EIP: |EAX: |ESI: |DS: |CR0: |CR2: |Call Trace:|'
+KEEP = re.compile(r'^(#PF: |EIP: |EAX: |ESI: |DS: |CR0: |CR2: |Call Trace:|'
                   r' *<(/?IRQ|/?SOFTIRQ|TASK)>| [? ]*[A-Za-z_0-9.]+\+0x|'
                   r'Kernel panic - |Thread overran)')
 TIME = re.compile(r'^\[ *[0-9]+\.[0-9]+\] ')

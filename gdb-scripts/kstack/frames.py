@@ -113,8 +113,14 @@ def lines(frames):
     out = []
     for i, f in enumerate(frames):
         if i and f.area is not frames[i - 1].area:
-            out.append('   ^^ %s was reached from %s below ^^' % (
-                _label(frames[i - 1].area), _label(f.area)))
+            if f.area is None:
+                # Not a switch of stacks: the chain has run into memory
+                # that is no stack the ks- commands know (the boot code's
+                # first frame, or an ebp that is not a frame).
+                out.append('   -- below: no stack the ks- commands know --')
+            else:
+                out.append('   ^^ %s was reached from %s below ^^' % (
+                    _label(frames[i - 1].area), _label(f.area)))
         name = stacks.symbol(f.pc) if i == 0 else stacks.caller(f.pc)
         out.append('#%-2d %#010x %-34s %s' % (i, f.where, name[:34], _label(f.area)))
         if f.note:

@@ -86,8 +86,7 @@ def switch_tests(c, function, kind):
             expect(cpu(), c, 'the CPU of the stop at the xchg')
             seen.update(before=val('$sp'), after=val('$ebx'), xchg=val('$pc'))
             if function == '__handle_irq':
-                # The interrupt's desc, __handle_irq()'s first argument.
-                seen['desc'] = val('desc')
+                seen['desc'] = irq_desc_here()
             if function == '__handle_irq':
                 # Still on the interrupted stack: what the interrupt has
                 # cost it so far (a device interrupt from kernel mode:
@@ -142,6 +141,20 @@ def switch_tests(c, function, kind):
               parent=onto)
         def nested():
             return nested_call(c, seen['xchg'], seen['desc'])
+
+
+def irq_desc_here():
+    """The interrupt's desc at a stop on the xchg: __handle_irq()'s first
+    argument, read from the innermost frame that names it (the switch
+    may be in a helper of the learner's, inlined or not); else %eax,
+    where the call after the xchg passes it (-mregparm=3)."""
+    frame = gdb.selected_frame()
+    while frame is not None:
+        try:
+            return int(frame.read_var('desc')) & 0xffffffff
+        except (ValueError, gdb.error):
+            frame = frame.older()
+    return val('$eax')
 
 
 def nested_call(c, xchg, desc):
