@@ -8,18 +8,17 @@
 # frames. Try it in a lab: make lab N=0 EXERCISE=1 loads this file, then
 # `my-bt` beside `bt` and `ks-bt` (after an edit: `source` this file).
 #
-# What you need (labs/0/README.md, "Task", says more; make hint N=0 gives
-# one hint at a time):
+# What you have to work out (the prerequisites chapter's first warm-up
+# reads one frame by hand; make hint N=0 gives one hint at a time):
 #   - the kernels are built with frame pointers: every function begins
-#     with push %ebp; mov %esp,%ebp. So, inside a function, [ebp] is the
-#     ebp of its caller and [ebp+4] the return address into its caller;
+#     with push %ebp; mov %esp,%ebp. Where, from ebp, are the caller's
+#     ebp and the return address into the caller?
 #   - a breakpoint on a function stops at its first instruction, before
-#     that push: there the return address is at [esp], and ebp is still
-#     the caller's;
-#   - the chain ends where the saved ebp is not a kernel address (0, or
-#     the entry code's marker for an interrupt's saved registers);
-#   - a return address lies in the caller, just after its call: name the
-#     function that holds the byte before it.
+#     that push: what is different there?
+#   - where does the chain end, and how does a word tell you so?
+#   - a return address lies in the caller, just after its call: which
+#     function should it be named after when that call is the caller's
+#     last instruction?
 import gdb
 
 KERNEL_START = 0xc0000000      # PAGE_OFFSET: kernel addresses lie above it
