@@ -152,9 +152,9 @@ def gdb_session(n, walk):
     noise = ('[Inferior 1 (process 1) detached]', '+set trace-commands off')
     lines = callouts([relative_paths(l) for l in session.splitlines()
                       if l not in noise])
-    head = ['# A real session: stage %s, %s %s host, %s,' % (
-                lab['stage'], platform.system(), platform.release(),
-                first_line(['qemu-system-i386', '--version'])),
+    head = ['# A real session: stage %s in %s, on a host running %s %s,' % (
+                lab['stage'], first_line(['qemu-system-i386', '--version']),
+                platform.system(), platform.release()),
             '# %s, %s. Addresses and pids are this run\'s.' % (
                 first_line(['gdb', '--version']), today())]
     write(name + '.txt', '\n'.join(terminal(head + lines, '(gdb) ')) + '\n')
