@@ -88,3 +88,21 @@ def fit(lines, width=86):
         fitted.append(line)
     return fitted
 
+
+def ks(*args, exercise=True, stdin=b'', env=None):
+    """vm/ks ARGS as make runs it, EXERCISE=1 (the learner's kernel)
+    unless EXERCISE is false; STDIN: what gdb reads (make lab), ENV: more
+    variables. Logged; (exit status, output, seconds)."""
+    import subprocess
+    import time
+    t0 = time.time()
+    p = subprocess.run([os.path.join(TOP, 'vm', 'ks')] + [str(a) for a in args],
+                       input=stdin, env=dict(os.environ, EXERCISE='1' if exercise
+                                             else '0', **(env or {})),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors='replace')
+    took = time.time() - t0
+    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+                                            p.returncode, took), out.rstrip())
+    return p.returncode, out, took
+

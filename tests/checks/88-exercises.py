@@ -16,7 +16,6 @@
 import os
 import subprocess
 import sys
-import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Before vm/session.py is imported: it reads EXERCISES once.
@@ -24,22 +23,15 @@ os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
 sys.path.insert(0, TESTS)
-from checklib import TOP, expect, facts, fit, log  # noqa: E402
+import checklib  # noqa: E402
+from checklib import TOP, expect, facts, fit  # noqa: E402
 import exercise  # noqa: E402
 
-KS = os.path.join(TOP, 'vm', 'ks')
 
 
 def ks(*args, exercise_on=True):
     """vm/ks ARGS (EXERCISE=1: on the learner's kernel); (rc, output)."""
-    env = dict(os.environ, EXERCISE='1' if exercise_on else '0')
-    t0 = time.time()
-    p = subprocess.run([KS] + [str(a) for a in args], env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = p.stdout.decode(errors='replace')
-    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
-                                            p.returncode, time.time() - t0), out.rstrip())
-    return p.returncode, out
+    return checklib.ks(*args, exercise=exercise_on)[:2]
 
 
 def keep(n, name, out):

@@ -25,30 +25,16 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
 sys.path.insert(0, TESTS)
-from checklib import BUILD, TOP, expect, facts, fit, log  # noqa: E402
+from checklib import BUILD, TOP, expect, facts, fit, ks  # noqa: E402
 import exercise  # noqa: E402
 
-KS = os.path.join(TOP, 'vm', 'ks')
 IRQ = 'arch/x86/kernel/irq_32.c'
-
-
-def ks(*args, stdin=None, **env):
-    """vm/ks ARGS on the exercise kernel; (rc, output, seconds)."""
-    t0 = time.time()
-    p = subprocess.run([KS] + [str(a) for a in args], input=stdin,
-                       env=dict(os.environ, EXERCISE='1', **env),
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = p.stdout.decode(errors='replace')
-    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
-                                            p.returncode, time.time() - t0), out.rstrip())
-    return p.returncode, out, time.time() - t0
 
 
 # name: (the solution's line(s), what the learner wrote instead)
@@ -129,7 +115,7 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
             continue
         with open(os.path.join(src, IRQ), 'w') as f:
             f.write(solved.replace(right, wrong, 1))
-        rc, out, took = ks('grade', 2, KSTACK_GRADE_TIMEOUT=TIMEOUT.get(name, '120'))
+        rc, out, took = ks('grade', 2, env={'KSTACK_GRADE_TIMEOUT': TIMEOUT.get(name, '120')})
         missing = [p for p in EXPECT[name] if not re.search(p, out)]
         left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
                               stdout=subprocess.PIPE).stdout.decode().split()
@@ -140,7 +126,7 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
         keep(name, out)
         if name == 'never stored':
             # The learner's lab: gdb stops at the death; bt from there.
-            rc, out, took = ks('lab', 2, stdin=b'bt\nks-where\nquit\n', AHEAD='0')
+            rc, out, took = ks('lab', 2, stdin=b'bt\nks-where\nquit\n', env={'AHEAD': '0'})
             left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
                                   stdout=subprocess.PIPE).stdout.decode().split()
             expect(rc != 0 and re.search(r'#\d+ .*__handle_irq', out) and
