@@ -316,7 +316,7 @@ class Guest:
                 % ('KVM refusing the i386 guest' if self.accel == 'kvm'
                    else 'a fault before its console was up',
                    'leave ACCEL unset (TCG)' if self.accel == 'kvm' else
-                   "make lab N=%s stops in gdb where it happens" % self.stage))
+                   "a lab on this stage (make lab) stops in gdb where it happens"))
             return 1
         # An odd code is the guest's qemu-exit: status (rc - 1) / 2.
         return (rc - 1) // 2 if rc % 2 else rc

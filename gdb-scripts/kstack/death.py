@@ -60,8 +60,8 @@ def current_of(cpu):
 
 
 def source_of(pc):
-    """'function (file:line)' for a code address; an inlined function is
-    named with the function it was inlined into."""
+    """'function+offset (file:line)' for a code address, naming also the
+    inlined function the address lies in, if any."""
     name = stacks.symbol(pc)
     if name.startswith('0x'):
         return 'not kernel code: the CPU jumped or returned to a word that is ' \
@@ -145,9 +145,23 @@ def examine():
         out.append('Its frames, by frame pointers from the %s (ks-bt\'s walk):'
                    % ('faulting registers' if point == 'oops_end' else 'panic'))
         out += ['  ' + l for l in frames.lines(walked)]
+        out += unset_irq_stacks()
     except (gdb.error, gdb.MemoryError) as e:
         out.append('(the stacks could not be read: %s)' % e)
     last = out
+    return out
+
+
+def unset_irq_stacks():
+    """A line for each online CPU whose IRQ stack pointer exists but is
+    NULL: its stack was never stored (or stored for another CPU)."""
+    out = []
+    for cpu in stacks.cpus.each_online_cpu():
+        for kind in ('hardirq', 'softirq'):
+            if stacks.irq_stack(kind, cpu) == 0:
+                out.append("Note: CPU %d is online, but its %s_stack_ptr is "
+                           "NULL: that CPU's stack was never stored there"
+                           % (cpu, kind))
     return out
 
 

@@ -66,7 +66,8 @@ EXPECT = {
     'never stored': [r'BUG: kernel NULL pointer dereference',
                      r'faulted at EIP 0x[0-9a-f]+: __handle_irq\+\d+, .*'
                      r'\(arch/x86/kernel/irq_32\.c:\d+\)',
-                     r'esp was 0x[0-9a-f]+, on the task stack of pid'],
+                     r'esp was 0x[0-9a-f]+, on the task stack of pid',
+                     r"CPU 0 is online, but its hardirq_stack_ptr is NULL"],
     # It writes below the stack's page: the kernel may die of it, or
     # run on, when the grader's check of the switch names it.
     'bottom as top': [r'not ok - CPU \d, __handle_irq: the xchg moves esp to '
