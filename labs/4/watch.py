@@ -22,6 +22,26 @@ found = dict(task=task['comm'].string(), stack='%#x' % base)
 done = gdb.FinishBreakpoint(gdb.newest_frame(), internal=True)
 watch = gdb.Breakpoint('*(unsigned long *)%d' % base, gdb.BP_WATCHPOINT,
                        gdb.WP_WRITE)
+stops = []
+gdb.events.stop.connect(stops.append)
+
+
+def stopped_by():
+    """What stopped gdb, if not the watchpoint: the write's return, or a
+    signal, and where."""
+    e = stops[-1] if stops else None
+    if isinstance(e, gdb.BreakpointEvent):
+        why = 'the write returned'
+    elif isinstance(e, gdb.SignalEvent):
+        why = 'signal ' + e.stop_signal
+    else:
+        why = 'no stop event'
+    try:
+        return '%s, in %s' % (why, gdb.newest_frame().name())
+    except gdb.error as err:
+        return '%s (%s)' % (why, err)
+
+
 gdb.execute('continue')
 if watch.hit_count:
     sp = int(gdb.parse_and_eval('$sp')) & 0xffffffff
@@ -36,7 +56,7 @@ if watch.hit_count:
                  sp_from_end=sp - base,
                  where=' '.join(gdb.execute('ks-where', to_string=True).split()))
 else:
-    found.update(overwritten_by='nobody')
+    found.update(overwritten_by='nobody', stopped=stopped_by())
 results.emit('watch', **found)
 watch.delete()
 try:

@@ -1,9 +1,9 @@
 # Lab 4's experiment (labs/4/experiment.py): the overflow table, made in
 # this run, must show what each stage does with a deep call chain and
 # interrupts:
-#   stage 1: the IRQ-entry check fires and reports on the task stack, and
-#            code on top of the descent (the report) overwrites the end
-#            magic; dd never returns (a panic, or a silent death);
+#   stage 1: the IRQ-entry check fires and reports on the task stack; the
+#            descent stays above the end, the report runs below it; dd
+#            never returns (a panic, or a silent death);
 #   stage 2: the check fires and reports on the IRQ stack; the task
 #            survives;
 #   stage 3: the same chain runs past the end of the 4K stack: the magic is
@@ -58,13 +58,17 @@ def by_descent(r):
 # What happens after an overflow depends on what lies under the stack and
 # on when interrupts come; what must hold is asserted, the rest is in the
 # table.
+# Stage 1: the report runs below the end. Whether it writes the magic word
+# itself is chance: a frame can reach past the word without storing to it
+# (seen once in about twenty runs: watchpoint silent, dd dead all the same).
 r = row(1, 'frames 25')
 if r:
     check(int(r['checks_fired']) > 0 and r['check_stack'] == 'task' and
-          named(r) and not by_descent(r) and r['dd_returned'] == 'no',
+          not by_descent(r) and r['dd_returned'] == 'no',
           'stage 1, 25 frames: the IRQ-entry check fires on the task stack, '
-          'code on top of the descent overwrites the end magic, dd never '
-          'returns', r, 'checks_fired', 'check_stack', 'overwritten_by', 'via',
+          'the descent itself stays above the end (the magic, if written, is '
+          'written by code on top of it), dd never returns', r,
+          'checks_fired', 'check_stack', 'overwritten_by', 'via',
           'dd_returned')
 # stackdeep waits at the bottom until a device interrupt has arrived, so
 # stage 2's check fires too.
