@@ -51,8 +51,10 @@ def val(expr):
 
 
 def start_lab():
-    """Source the lab's lab.gdb: its own stop, as the learner gets it."""
-    return run('source %s/%d/lab.gdb' % (LABS, lab_number()))
+    """Source the lab's lab.gdb (an exercise's own, if it has one): its
+    own stop, as the learner gets it."""
+    import facts
+    return run('source %s' % facts.lab(lab_number())['gdb'])
 
 
 def frame_name():

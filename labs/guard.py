@@ -189,10 +189,11 @@ def on_gdb_exiting(event):
 class LabStop(gdb.Command):
     """Continue to a lab's stop, quietly.
 
-Usage: ks-lab-stop LOCATION [if CONDITION]
+Usage: ks-lab-stop [-boot] LOCATION [if CONDITION]
 
 Continues the guest to the end of boot (the first exec of a user program,
-begin_new_exec), then to LOCATION where CONDITION holds, with breakpoints
+begin_new_exec; with -boot, not: the stop may come during boot), then to
+LOCATION where CONDITION holds, with breakpoints
 of its own that print nothing, and shows the frame it stopped in. If the
 kernel dies on the way, it fails: lab.gdb ends there, before its banner,
 and the guard has said why."""
@@ -205,7 +206,11 @@ and the guard has said why."""
 
     def invoke(self, arg, from_tty):
         location, _, condition = arg.partition(' if ')
-        self.until('begin_new_exec', temporary=True)
+        location = location.strip()
+        if location.startswith('-boot '):
+            location = location[len('-boot '):]
+        else:
+            self.until('begin_new_exec', temporary=True)
         self.until(location.strip(), condition.strip() or None)
         gdb.execute('frame')
 

@@ -84,13 +84,29 @@ def lab(n):
             raise Unknown('lab %d has no exercise (labs with one: %s)' % (
                 n, ' '.join(str(k) for k in valid if 'exercise' in
                             _load(os.path.join(TOP, 'labs', str(k), 'lab.toml')))))
-        facts.update(lab_stage=facts['stage'], stage='e%d' % n, stage_facts=dict(
-            facts['stage_facts'], **facts['exercise'].get('stage_facts', {})))
+        # Solved, the exercise's kernel has the facts of the lab's stage,
+        # or of the stage it names (like: lab 4's task is stage 2's check).
+        like = stage(facts['exercise'].get('like', facts['stage']))
+        facts.update(lab_stage=facts['exercise'].get('like', facts['stage']),
+                     stage='e%d' % n, stage_facts=dict(
+                         like, **facts['exercise'].get('stage_facts', {})))
     # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
     facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])
                            if facts['guest'] else '')
-    if exercise and task and 'guest' in facts['exercise']:
-        facts['guest_path'] = facts['exercise']['guest']
+    # The lab's grader, its gdb script, and what its guest adds to the
+    # kernel's command line; an exercise may have its own of each (lab 4's
+    # task: its own grader and stop, lab 3's workload at another depth).
+    facts['grader'] = os.path.join(folder, 'grade.py')
+    facts['gdb'] = os.path.join(folder, 'lab.gdb')
+    facts.setdefault('append', '')
+    if exercise:
+        ex = facts['exercise']
+        if 'guest' in ex:
+            facts['guest_path'] = ex['guest']
+        for key in ('grader', 'gdb'):
+            if key in ex:
+                facts[key] = os.path.join(folder, ex[key])
+        facts['append'] = ex.get('append', facts['append'])
     return facts
 
 

@@ -6,6 +6,8 @@
 #    compiler's error;
 #  - the project's own patches for that stage (the reference solution)
 #    apply to the skeleton without fuzz, and the grader passes them;
+#  - (lab 4) wrong solutions, each the reference with one plausible
+#    mistake, fail the check that names it;
 #  - `make exercise` on an existing tree leaves the learner's work alone.
 # So the grader can fail, and the skeleton and the series cannot drift
 # apart. The trees live in build/exercise-check (not the learner's
@@ -53,6 +55,21 @@ def first_failure(out):
             return ' / '.join(l.strip() for l in lines[i:i + 4])
     return None
 
+
+# Wrong solutions of a kernel exercise, each the reference with one
+# plausible mistake: (label, the mistake, file, the reference's text, its
+# replacement, a title substring of the check that must fail).
+LINE = 'return sp < (sizeof(struct thread_info) + STACK_WARN);'
+IRQ = 'arch/x86/kernel/irq_32.c'
+WRONG = {
+    4: [('wrong-sign', 'compares the other way (reports with room to spare)',
+         IRQ, LINE, LINE.replace('sp <', 'sp >'), 'quiet with room to spare'),
+        ('line-too-high', 'draws the line at a quarter of the stack',
+         IRQ, LINE, 'return sp < THREAD_SIZE / 4;', 'quiet just above the line'),
+        ('bytes-used', 'compares the bytes used, not the bytes left',
+         IRQ, LINE, 'return THREAD_SIZE - sp < (sizeof(struct thread_info) + '
+         'STACK_WARN);', 'quiet with room to spare')],
+}
 
 WITH = [k for k in facts.labs() if 'exercise' in facts.lab(k)]
 # The kernel exercises (a base stage); the other labs' tasks are check 84's.
@@ -132,3 +149,17 @@ for n in KERNELS:
     last = out.strip().splitlines()[-1] if out.strip() else ''
     expect(rc == 0 and ' 0 failed' in last, 'lab %d: the grader passes the '
            'reference solution: %s' % (n, last), first_failure(out) or last)
+
+    for label, mistake, name, was, now, fails in WRONG.get(n, []):
+        path = os.path.join(src, name)
+        with open(path) as f:
+            text = f.read()
+        with open(path, 'w') as f:
+            f.write(text.replace(was, now))
+        rc, out = ks('grade', n)
+        with open(path, 'w') as f:
+            f.write(text)
+        failure = first_failure(out) or ''
+        expect(rc != 0 and fails in failure and 'expected:' in failure,
+               'lab %d: a wrong solution (%s: %s) fails "%s": %s'
+               % (n, label, mistake, fails, failure), out.strip()[-300:])
