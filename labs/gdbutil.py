@@ -76,9 +76,13 @@ def area_of(command_output):
     return (int(m.group(1), 16), int(m.group(2), 16)) if m else (None, None)
 
 
-def continue_to(location, accept=lambda: True, max_hits=400):
-    """Continue until LOCATION is hit where ACCEPT() holds; True if so."""
+def continue_to(location, accept=lambda: True, max_hits=400, condition=None):
+    """Continue until LOCATION is hit where ACCEPT() holds; True if so.
+    CONDITION, a gdb expression, filters the hits in gdb itself (no stop
+    reaches Python where it is false: many more hits cost little)."""
     bp = gdb.Breakpoint(location, internal=True)
+    if condition:
+        bp.condition = condition
     try:
         for _ in range(max_hits):
             run('continue')

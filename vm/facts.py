@@ -95,7 +95,7 @@ def lab(n):
                            if facts['guest'] else '')
     # The lab's grader, its gdb script, and what its guest adds to the
     # kernel's command line; an exercise may have its own of each (lab 4's
-    # task: its own grader and stop, lab 3's workload at another depth).
+    # task: its own grader and stop, the lab's workload made otherwise).
     facts['grader'] = os.path.join(folder, 'grade.py')
     facts['gdb'] = os.path.join(folder, 'lab.gdb')
     facts.setdefault('append', '')

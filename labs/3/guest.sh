@@ -5,11 +5,7 @@
 # on CPU 0, asks the lab module stackdeep (vm/modules/) to recurse until
 # only 350 to 620 bytes of its 4K stack are left and to wait there 100 ms:
 # the serial interrupts that arrive then meet check_stack_overflow(),
-# whose line is stage 3's warning_line in vm/stages.toml. (ks_rooms=R,S
-# on the kernel's command line leaves R bytes, then S, and so on, instead:
-# lab 4's task, on an 8K stage, judges its check on both sides of the
-# line.)
-rooms=$(echo "${ks_rooms:-300}" | tr , ' ')
+# whose line is stage 3's warning_line in vm/stages.toml.
 insmod /lib/modules/stackdeep.ko || exit 1
 echo 1 > /proc/irq/4/smp_affinity
 taskset 2 sh -c 'while :; do echo "lab 3: serial traffic from CPU 1"; done' &
@@ -23,8 +19,6 @@ echo "lab 3: stackdeep loaded, serial IRQ on CPU 0"
 # detected inside scheduler"; lab 4 takes that apart).
 sleep 2
 while :; do
-	for room in $rooms; do
-		echo "$room" | taskset 1 dd of=/sys/kernel/debug/stackdeep/room 2>/dev/null
-		sleep 1
-	done
+	echo 300 | taskset 1 dd of=/sys/kernel/debug/stackdeep/room 2>/dev/null
+	sleep 1
 done

@@ -2,9 +2,9 @@
 # check_stack_overflow(), in stage 2 plus their check.
 #
 # Loaded by vm/ks for make lab (and by the grader, labs/4/task/grade.py).
-# The guest runs lab 3's workload (labs/3/guest.sh) leaving 700 bytes,
-# then 1300, in turn (ks_rooms=700,1300): dd waits deep in its stack while
-# the serial port's interrupts arrive. The stop is the first device
+# The guest runs this lab's workload (labs/4/guest.sh) again and again,
+# leaving 1300 bytes, then 700 (ks_descents=room:1300,room:700): dd waits
+# deep in its stack while a few serial interrupts arrive. The stop is the first device
 # interrupt's __handle_irq(), where the check runs, on the stack it
 # arrived on: during boot (-boot), so that a check that fires on every
 # interrupt is seen at its first report, not after a boot drowned in them.
