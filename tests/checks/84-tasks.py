@@ -2,7 +2,8 @@
 # EXERCISE=1, make hint N=k), as a learner meets them:
 #  - make grade before make exercise says to run make exercise first;
 #    make exercise copies the skeleton, and run again leaves the
-#    learner's file alone; make hint gives one more hint each time;
+#    learner's file alone; make hint gives one more hint each time
+#    (the first call two: the README has the first);
 #  - three sides of each task's grader, on one guest per lab (the
 #    graders take several files at once, labs/tasklib.py): the untouched
 #    skeleton fails, a failed check saying what it expected and what it
@@ -40,7 +41,10 @@ WRONG = {
          'the direct caller', [("    if at_first_instruction(pc):\n        ret = "
                                 "word(sp)\n        found.append((ret, function_of("
                                 "ret - 1)))\n", '')],
-         "at __handle_irq's first instruction", ['the middle of handle_edge_irq'])],
+         "at __handle_irq's first instruction", ['the middle of handle_edge_irq']),
+        ('name-by-ret', 'names each frame after its return address, not the '
+         'byte before it', [('function_of(ret - 1)', 'function_of(ret)')],
+         'in the idle task', ['the middle of handle_edge_irq'])],
     1: [('stops-at-irq-top', 'ends the walk where the chain leaves an IRQ '
          'stack', [("""            if here not in ('hardirq', 'softirq'):
                 break
@@ -197,8 +201,10 @@ for n in TASKS:
     for _ in range(2):
         rc, out, _ = ks('hint', n, exercise_on=False)
         firsts.append(out)
-    expect(firsts[0].startswith('1. ') and '\n2. ' not in firsts[0] and
-           '\n2. ' in firsts[1] and '(2 of %d hints' % len(ex['hints']) in firsts[1],
+    # The README gives the first: the first make hint adds the second.
+    expect(firsts[0].startswith('1. ') and '\n2. ' in firsts[0] and
+           '\n3. ' not in firsts[0] and '\n3. ' in firsts[1] and
+           '(3 of %d hints' % len(ex['hints']) in firsts[1],
            'lab %d: make hint N=%d gives one more hint each time (%d in all)'
            % (n, n, len(ex['hints'])), (firsts[0][:100], firsts[1][-100:]))
 

@@ -32,6 +32,10 @@ STOPS = [
      0, 'softirq', None),
     ('run_timer_softirq on CPU 1, on its softirq stack', 'run_timer_softirq',
      1, 'softirq', None),
+    # No interrupt: the whole chain, down to start_secondary(), whose last
+    # instruction is its call of cpu_startup_entry(), which never returns.
+    ('default_idle_call on CPU 1, in the idle task (its chain passes a '
+     'call that never returns)', 'default_idle_call', 1, None, None),
 ]
 SOLUTIONS = tasklib.solutions()
 SEEN = {}          # stop index: {'cpu', 'expected', label: (frames, error)}
@@ -137,7 +141,13 @@ def judged(sol, k):
                            'chain of saved ebp words ends' % (i - 1),
                            show(want), show(got))
             if got[i][0] != want[i][0]:
-                raise Fail(where + '; frame #%d differs' % i, show(want), show(got))
+                why = ''
+                if not function(got[i][1]):
+                    why = ' (yours, %#x, is in no function: is it code?)' % got[i][0]
+                elif i + 1 < len(want) and got[i][0] == want[i + 1][0]:
+                    why = " (yours skips gdb's #%d, %s)" % (i, function(want[i][1]))
+                raise Fail(where + '; frame #%d differs%s' % (i, why),
+                           show(want), show(got))
             if function(got[i][1]) != function(want[i][1]):
                 raise Fail(where + "; frame #%d's function differs" % i,
                            show(want), show(got))

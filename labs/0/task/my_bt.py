@@ -8,7 +8,7 @@
 # frames. Try it in a lab: make lab N=0 EXERCISE=1 loads this file, then
 # `my-bt` beside `bt` and `ks-bt` (after an edit: `source` this file).
 #
-# What you have to work out (the prerequisites chapter's first warm-up
+# What you have to work out (the first warm-up of "Before the labs"
 # reads one frame by hand; make hint N=0 gives one hint at a time):
 #   - the kernels are built with frame pointers: every function begins
 #     with push %ebp; mov %esp,%ebp. Where, from ebp, are the caller's
