@@ -1,8 +1,12 @@
 # Grader of lab 3 (stage 3): one-page stacks. Run by vm/ks (make grade
 # N=3) in gdb batch mode against a fresh guest.
+import os
 import re
 
+import gdb
+
 import facts
+from session import TOP, stage_obj
 from gdbutil import (continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, irq_stack, run, stack_kind,
                      start_lab, thread_size, val, word)
@@ -35,6 +39,20 @@ def stop():
 @test('stacks are one page: THREAD_SIZE as vm/stages.toml says', parent=stop)
 def stack_size():
     expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+
+
+@test('one stack size, no choice: the kernel was configured without a '
+      '4KSTACKS option (its .config)', parent=stop)
+def no_choice():
+    # The seed patch's point: the option goes, its 4K side stays. A
+    # Kconfig that still declares it shows in .config as "not set".
+    config = os.path.join(stage_obj(facts.lab(lab_number())['stage']), '.config')
+    with open(config) as f:
+        said = [l.strip() for l in f if '4KSTACKS' in l]
+    expect_true(not said, 'the lines of %s that name 4KSTACKS'
+                % os.path.relpath(config, TOP), 'none', ' | '.join(said))
+    magic = gdb.parse_and_eval('vermagic').string()
+    return 'module vermagic "%s"' % magic
 
 
 @test('a stop at an interrupt of kernel code on an ordinary task\'s stack',
