@@ -110,7 +110,9 @@ saved and continues with the code it interrupted."""
 def lines(frames):
     """FRAMES as ks-bt prints them: one line each, a mark where the chain
     moves from one stack to another."""
-    out = []
+    # The address is the frame's (where its saved ebp lies), not code.
+    out = ['%-3s %-10s %-34s %s' % ('#', 'frame at', 'code (function+offset)',
+                                    'stack the frame is on')] if frames else []
     for i, f in enumerate(frames):
         if i and f.area is not frames[i - 1].area:
             if f.area is None:

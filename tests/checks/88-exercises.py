@@ -6,8 +6,8 @@
 #    compiler's error;
 #  - the project's own patches for that stage (the reference solution)
 #    apply to the skeleton without fuzz, and the grader passes them;
-#  - (lab 4) wrong solutions, each the reference with one plausible
-#    mistake, fail the check that names it;
+#  - (labs 3 and 4) wrong solutions, each the reference with one
+#    plausible mistake, fail the check that names it;
 #  - `make exercise` on an existing tree leaves the learner's work alone.
 # So the grader can fail, and the skeleton and the series cannot drift
 # apart. The trees live in build/exercise-check (not the learner's
@@ -61,7 +61,15 @@ def first_failure(out):
 # replacement, a title substring of the check that must fail).
 LINE = 'return sp < (sizeof(struct thread_info) + STACK_WARN);'
 IRQ = 'arch/x86/kernel/irq_32.c'
+OPTION = ('config 4KSTACKS\n\tbool "Use 4Kb for kernel stacks instead of 8Kb"\n'
+          '\tdepends on X86_32 && DEBUG_KERNEL\n\n')
 WRONG = {
+    3: [('option-kept', 'makes THREAD_SIZE one page but keeps the option',
+         'arch/x86/Kconfig.debug', 'config CPA_DEBUG\n',
+         OPTION + 'config CPA_DEBUG\n', 'one stack size, no choice'),
+        ('still-8k', 'removes the option but keeps THREAD_SIZE_ORDER 1',
+         'arch/x86/include/asm/page_32_types.h', '#define THREAD_SIZE_ORDER\t0\n',
+         '#define THREAD_SIZE_ORDER\t1\n', 'stacks are one page')],
     4: [('wrong-sign', 'compares the other way (reports with room to spare)',
          IRQ, LINE, LINE.replace('sp <', 'sp >'), 'quiet with room to spare'),
         ('line-too-high', 'draws the line at a quarter of the stack',
@@ -150,6 +158,9 @@ for n in KERNELS:
         path = os.path.join(src, name)
         with open(path) as f:
             text = f.read()
+        if not expect(was in text, 'lab %d: the wrong solution "%s" is made '
+                      'from the reference by its edit' % (n, label), name):
+            continue
         with open(path, 'w') as f:
             f.write(text.replace(was, now))
         rc, out = ks('grade', n)
