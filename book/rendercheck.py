@@ -177,9 +177,23 @@ def check_html(page, sources):
     # (book/session_lexer.rb), not as plain text.
     sessions = [lang for lang, text in page.listings
                 if re.search(r'^(\(gdb\)|crash>) ', text, re.M)]
-    check(sessions and set(sessions) == {'session'}, '%d transcripts in the '
-          'HTML are [source,session] blocks, commands set apart' % len(sessions),
-          sessions)
+    # ... as many as the chapters include, and every transcript that
+    # book/transcripts/*.gdb makes among them.
+    text = ''
+    for path in sources:
+        with open(path) as f:
+            text += f.read()
+    blocks = len(re.findall(r'^\[source[^\]]*,session\]', text, re.M))
+    made = sorted(os.path.basename(p)[:-4] for p in
+                  glob.glob(os.path.join(HERE, 'transcripts', '*.gdb')))
+    left_out = [m for m in made if '{transcripts}/%s.txt' % m not in text]
+    check(sessions and set(sessions) == {'session'} and
+          len(sessions) == blocks and not left_out,
+          '%d transcripts in the HTML are [source,session] blocks, commands '
+          'set apart: the %d the chapters include, among them the %d that '
+          'book/transcripts/*.gdb make' % (len(sessions), blocks, len(made)),
+          {'kinds': sorted(set(sessions)), 'in the HTML': len(sessions),
+           'in the chapters': blocks, 'made but not included': left_out})
     alts = image_alts(sources)
     # asciidoctor curls the apostrophes of an alt text: that is no cut.
     cut = [(src, alt) for src, alt in page.images

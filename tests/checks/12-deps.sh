@@ -1,17 +1,19 @@
-# make deps: with everything present it does nothing, quickly; run by a
+# make deps: with everything present it does nothing; run by a
 # user who is not root while a package is missing, it prints the exact
 # sudo line and stops (the missing package is a made-up name added with
 # KSTACK_EXTRA_PACKAGES, so nothing is ever installed).
 . "$TOP/vm/lib.sh"
 . "$TOP/tests/lib.sh"
 
+# "Quickly" is measured, not asserted (a loaded host is slow too): what
+# must hold is that nothing is run, the apt commands above all.
 t0=$(date +%s%N)
 out=$("$TOP/vm/deps.sh" 2>&1) && rc=0 || rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-if [ $rc = 0 ] && [ -z "$out" ] && [ $ms -lt 1000 ]; then
-	ok "make deps with everything present does nothing ($ms ms)"
+if [ $rc = 0 ] && [ -z "$out" ]; then
+	ok "make deps with everything present does nothing, silently ($ms ms)"
 else
-	not_ok "make deps with everything present does nothing within 1 s (exit $rc, $ms ms: $out)"
+	not_ok "make deps with everything present does nothing, silently (exit $rc, $ms ms: $out)"
 fi
 
 if [ "$(id -u)" = 0 ]; then

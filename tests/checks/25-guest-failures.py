@@ -38,10 +38,13 @@ expect(said and 'the kernel panicked' in said and
 expect(gone(guest.qemu.pid), 'no QEMU is left after the panic',
        'QEMU %d still runs' % guest.qemu.pid)
 
+# Hung, not merely slow to boot: the guest must have come up (its ready
+# marker) before the short wait for its end runs out.
 with Guest(0, '/tests/hang.sh') as guest:
-    report(guest, READY_MARKER, 30)
+    booted = report(guest, READY_MARKER, 30)
     said = report(guest, 'KSTACK-DONE', 3)
-expect(said and 'hung guest' in said,
-       'a guest that never finishes is reported as hung after the timeout', said)
+expect(booted is None and said and 'hung guest' in said,
+       'a guest that booted and never finishes is reported as hung after the '
+       'timeout', 'booted: %s; then: %s' % (booted or 'yes', said))
 expect(gone(guest.qemu.pid), 'no QEMU is left after the timeout',
        'QEMU %d still runs' % guest.qemu.pid)

@@ -32,24 +32,35 @@ image() {
 image exit '/bin/qemu-exit 7'
 image hang 'while :; do :; done'
 
-# died WHAT WORDS CMD...: CMD fails, shows no banner, prints WORDS (a
-# regular expression), and no QEMU of its run is left.
+# problem RC OUT WORDS LEFT: what is wrong with a run that should have
+# died (exit RC, output OUT, WORDS a regular expression it must print,
+# LEFT the QEMUs it left), or nothing.
+problem() {
+	if [ "$1" = 0 ]; then
+		echo "exits non-zero (it exited 0)"
+	elif echo "$2" | grep -q '==== Lab'; then
+		echo "shows no lab banner (it did)"
+	elif ! echo "$2" | grep -Eq "$3"; then
+		echo "says why ('$3' not in its output)"
+	elif [ -n "$4" ]; then
+		echo "leaves no QEMU (left: $4)"
+	fi
+}
+
+# died WHAT WORDS CMD...: CMD fails, shows no banner, prints WORDS, and
+# leaves no QEMU: none of those running after it that were not before.
 died() {
 	what=$1 words=$2; shift 2
+	before=$(pgrep -f qemu-system-i386 || true)
 	rc=0
 	out=$("$@" < /dev/null 2>&1) || rc=$?
 	echo "=== $what (exit $rc)" >&2
 	echo "$out" >&2
-	left=$(pgrep -f "qemu-system-i386.*$tmp" || true)
-	left=$left$(pgrep -f "qemu-system-i386.*-m 8 " || true)
-	if [ $rc = 0 ]; then
-		not_ok "$what: exits non-zero (it exited 0)"
-	elif echo "$out" | grep -q '==== Lab'; then
-		not_ok "$what: shows no lab banner (it did)"
-	elif ! echo "$out" | grep -Eq "$words"; then
-		not_ok "$what: says why ('$words' not in its output)"
-	elif [ -n "$left" ]; then
-		not_ok "$what: leaves no QEMU (left: $left)"
+	left=$(for p in $(pgrep -f qemu-system-i386 || true); do
+		echo "$before" | grep -qx "$p" || echo "$p"; done)
+	wrong=$(problem "$rc" "$out" "$words" "$left")
+	if [ -n "$wrong" ]; then
+		not_ok "$what: $wrong"
 	else
 		ok "$what: exit $rc, no banner, says '$(echo "$out" | grep -Eo "$words" | head -n 1)', no QEMU left"
 	fi
@@ -96,4 +107,14 @@ if echo "$out" | grep -q 'vmlinux (1000000 bytes) is not the size it was built w
 	ok "lab 1 with its vmlinux cut short: says so, rebuilds it, reaches the lab's stop"
 else
 	not_ok "lab 1 with its vmlinux cut short: says so, rebuilds it, reaches the lab's stop"
+fi
+# The verdict can fail: on this run, which reached its banner, each of
+# its tests is told apart.
+said=$(problem 1 "$out" 'x' '')
+said=$said/$(problem 0 'x' 'x' '')/$(problem 1 'x' 'y' '')/$(problem 1 'x' 'x' 123)
+want="shows no lab banner (it did)/exits non-zero (it exited 0)/says why ('y' not in its output)/leaves no QEMU (left: 123)"
+if [ "$said" = "$want" ]; then
+	ok "the verdict on a run that should have died fails a banner, exit 0, a missing reason, a QEMU left"
+else
+	not_ok "the verdict on a run that should have died fails a banner, exit 0, a missing reason, a QEMU left (got: $said)"
 fi

@@ -163,8 +163,15 @@ fi
 
 # The rendering as a reader sees it (book/rendercheck.py prints its own
 # ok / not ok lines; its log lists the screenshots and pages to look at).
-python3 "$TOP/book/rendercheck.py" "$book" "$book/screens" ||
+# A crash before its lines would make its checks vanish: that fails too.
+rc=0
+python3 "$TOP/book/rendercheck.py" "$book" "$book/screens" > "$tmp/render" || rc=$?
+cat "$tmp/render"
+if [ $rc != 0 ] && ! grep -q '^not ok - ' "$tmp/render"; then
+	not_ok "book/rendercheck.py ran to its end (exit $rc, no failed check named: see the log)"
+elif [ $rc != 0 ]; then
 	echo "book/rendercheck.py: see the lines above and build/book/screens" >&2
+fi
 # ... and it can fail: an old transcript (gdb's "+cmd" lines, crash's
 # padded comm) and an old figure (860 units wide, 10-unit text: 5.8 pt).
 mkdir -p "$tmp/old/transcripts" "$tmp/old/figures"
