@@ -17,7 +17,9 @@ export TOP BUILD ACCEL CPUS MEM JOBS
 .NOTPARALLEL:
 .DEFAULT_GOAL := help
 
-STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/lib.sh; stages')
+STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/build/lib.sh; stages')
+# The Python programs make runs find the project's modules (vm/build/lib.sh).
+export PYTHONPATH := $(shell TOP=$(CURDIR) sh -c '. vm/build/lib.sh; echo "$$PYTHONPATH"')
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
@@ -52,60 +54,60 @@ help:
 	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
 
 deps:
-	@vm/deps.sh
+	@vm/build/deps.sh
 
 check-lab:
-	@vm/ks valid "$(N)"
+	@vm/session/ks valid "$(N)"
 
 check-stage:
-	@sh -c '. vm/lib.sh; valid_stage "$(N)" || die "unknown stage N=$(N); stages: $$(stages | tr "\n" " ")"'
+	@sh -c '. vm/build/lib.sh; valid_stage "$(N)" || die "unknown stage N=$(N); stages: $$(stages | tr "\n" " ")"'
 
-# A stage's kernel, then the lab modules built against it (vm/modules/).
+# A stage's kernel, then the lab modules built against it (vm/guest/modules/).
 kernel: check-stage deps
-	@vm/kernel.sh $(N) && vm/modules.sh $(N)
+	@vm/build/kernel.sh $(N) && vm/build/modules.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES); do vm/kernel.sh $$k && vm/modules.sh $$k || exit 1; done
+	@for k in $(STAGES); do vm/build/kernel.sh $$k && vm/build/modules.sh $$k || exit 1; done
 
 $(BUSYBOX):
-	@vm/deps.sh
+	@vm/build/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/init vm/initramfs.sh vm/check-initramfs.py $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
-	@vm/initramfs.sh $@
+	@vm/build/initramfs.sh $@
 	@echo "[make] initramfs: $@"
 
 initramfs: $(INITRAMFS)
 
-# vm/ks builds what the lab or stage needs (kernel.sh and modules.sh are
-# no-ops when nothing changed), then boots it (vm/session.py).
+# vm/session/ks builds what the lab or stage needs (kernel.sh and modules.sh are
+# no-ops when nothing changed), then boots it (vm/session/session.py).
 boot: check-stage deps initramfs
-	@vm/ks boot $(N)
+	@vm/session/ks boot $(N)
 
 lab: check-lab deps initramfs
-	@vm/ks lab $(N)
+	@vm/session/ks lab $(N)
 
 # The learner's starting point for lab k's exercise: a file of their own
 # (labs 0, 1, 5, 6: the lab's task), or a kernel tree (labs 2 and 3);
 # EXERCISE=1 makes `make lab` and `make grade` build and boot it.
 exercise: check-lab deps
-	@vm/ks exercise $(N)
+	@vm/session/ks exercise $(N)
 
 # One more hint for lab k's exercise each time.
 hint: check-lab
-	@vm/ks hint $(N)
+	@vm/session/ks hint $(N)
 
 # A post-mortem: dump stage k after lab 6's panic, open it with crash.
 crash: check-stage deps initramfs
-	@vm/ks crash $(N)
+	@vm/session/ks crash $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines); by
 # default answers/labN.txt, if there is one. With no N, one table of every
-# lab (vm/ks grade-all, ANSWERS: a folder of labN.txt files): it builds and
+# lab (vm/session/ks grade-all, ANSWERS: a folder of labN.txt files): it builds and
 # boots only for a lab that was started, so it needs none of the rest.
 grade: $(if $(N),check-lab deps initramfs)
-	@$(if $(N),vm/ks grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),vm/ks grade-all $(ANSWERS))
+	@$(if $(N),vm/session/ks grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),vm/session/ks grade-all $(ANSWERS))
 
 check: deps kernels initramfs
 	@tests/run.sh

@@ -5,7 +5,7 @@
 # stage (book/symcheck.sh), or if asciidoctor warns (an include that does
 # not resolve is a warning). Transcripts and lab 2's figure come from
 # 'make transcripts'; the tables from labs 4 and 5's experiments.
-. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/build/lib.sh"
 
 out=$BUILD/book
 # Each book/transcripts/NAME.gdb makes transcripts/NAME.txt (lab 6's

@@ -12,10 +12,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'vm'))
 
-import facts                                    # noqa: E402
-from svg import COLORS, SMALL, TEXT, Svg, wrap  # noqa: E402
+import facts
+from svg import COLORS, SMALL, TEXT, Svg, wrap
 
 WIDTH = 660
 STEP = SMALL + 4                     # baseline to baseline, small text

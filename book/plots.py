@@ -7,11 +7,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'vm'))
 
-import facts                         # noqa: E402
-from results import read_table       # noqa: E402
-from svg import COLORS, SMALL, TEXT, Svg, text_width  # noqa: E402
+import facts
+from results import read_table
+from svg import COLORS, SMALL, TEXT, Svg, text_width
 
 
 def legend(svg, x, y, items):

@@ -2,7 +2,7 @@
 # book/reference.sh: the gdb command reference of the workbook, from the
 # commands' own help texts (their class docstrings), into
 # build/book/reference.adoc.
-. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/build/lib.sh"
 
 out=$BUILD/book
 mkdir -p "$out"

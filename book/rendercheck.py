@@ -36,9 +36,8 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import svg                                         # noqa: E402
-import transcripts                                 # noqa: E402
+import svg
+import transcripts
 
 PHONE = 420                          # px: the narrow screen
 failed = 0

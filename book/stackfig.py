@@ -8,13 +8,11 @@
 # interrupt arrived during a softirq, the softirq stack, whose own saved
 # esp then leads to the task stack. Both happen in real runs.
 import os
-import sys
 
 import gdb
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kstack import stacks                      # noqa: E402
-from stackdraw import Column, draw             # noqa: E402
+from kstack import stacks
+from stackdraw import Column, draw
 
 
 def place(addr, area):

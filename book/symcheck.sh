@@ -7,14 +7,14 @@
 # the other chapters about stage 0, today's kernel. The names are looked
 # up in the stage's System.map, which lists every symbol of its vmlinux.
 # Prints one line per chapter; fails naming every symbol not found.
-. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/build/lib.sh"
 
 missing= total=0
 # KS_CHAPTERS: another folder of chapters (the check of this check).
 for chapter in "${KS_CHAPTERS:-$TOP/book/chapters}"/*.adoc; do
 	name=$(basename "$chapter" .adoc)
 	case $name in
-	lab[0-9]*) stage=$("$TOP/vm/ks" stage "${name#lab}") ;;
+	lab[0-9]*) stage=$("$TOP/vm/session/ks" stage "${name#lab}") ;;
 	*) stage=0 ;;
 	esac
 	map=$(stage_obj "$stage")/System.map

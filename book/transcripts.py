@@ -32,11 +32,10 @@ import textwrap
 from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'vm'))
 
-import crash                                      # noqa: E402
-import facts                                      # noqa: E402
-from session import BUILD, TOP, Guest, GuestError, say  # noqa: E402
+import crash
+import facts
+from session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
 
 OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
@@ -137,8 +136,7 @@ def callouts(lines):
 def gdb_session(n, walk):
     lab = facts.lab(n)
     name = os.path.basename(walk)[:-len('.gdb')]
-    args = ['-x', os.path.join(TOP, 'labs', 'guard.py'),
-            '-x', os.path.join(lab['folder'], 'lab.gdb'), '-x', walk]
+    args = lab_scripts(lab) + ['-x', walk]
     if n in FIGURE_OF and name == 'lab%d' % n:
         args += ['-ex', 'set trace-commands off', '-x', FIGURE_OF[n]]
     # A lab whose workload can end its guest by chance (lab.toml's
@@ -146,7 +144,7 @@ def gdb_session(n, walk):
     # it; 3 is the guard's status for a guest that died or ended.
     for attempt in (1, 2):
         with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
-            run = guest.gdb(args, timeout=120, env={'KS_FIGURES': FIGURES})
+            run = guest.gdb(args, env={'KS_FIGURES': FIGURES})
             if run.rc == 3 and lab['guest_may_die'] and attempt == 1:
                 say("lab %d's guest died during its transcript (%s): once "
                     'more, on a fresh guest' % (n, guest.path('postmortem.txt')))
@@ -154,7 +152,7 @@ def gdb_session(n, walk):
             if run.rc:
                 print('\n'.join(run.output.splitlines()[-5:]), file=sys.stderr)
                 raise GuestError(guest.explain("lab %d's transcript: gdb failed (exit %d%s)" % (
-                    n, run.rc, ': no end within 120 s' if run.timed_out else '')))
+                    n, run.rc, ': no end within %d s' % TIMEOUT if run.timed_out else '')))
             break
     # From the lab's banner on: the boot and attach lines are noise.
     session = run.output[run.output.index('==== Lab '):]

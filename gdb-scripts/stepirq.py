@@ -1,6 +1,6 @@
 # Stepping through do_IRQ: what `step` and `next` do in a lab session.
 #
-# Every lab's lab.gdb loads this module (`python import stepirq`), so the
+# Every lab's stop (ks-lab-stop, labs/guard.py) loads this module, so the
 # learner, the graders and the book's transcripts step the same way.
 #
 # 6.1's C entry of a device interrupt, common_interrupt(), is one macro

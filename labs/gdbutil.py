@@ -1,5 +1,5 @@
 # Reading the guest's state from gdb, for the labs' graders (labs/N/
-# grade.py), which vm/ks runs in gdb batch mode against a fresh guest of
+# grade.py), which vm/session/ks runs in gdb batch mode against a fresh guest of
 # the lab's stage. Checks and answers are labs/gradelib.py's.
 import os
 import re
@@ -76,7 +76,11 @@ def area_of(command_output):
     return (int(m.group(1), 16), int(m.group(2), 16)) if m else (None, None)
 
 
-def continue_to(location, accept=lambda: True, max_hits=400, condition=None):
+MAX_HITS = 400
+NONE = 'none in %d stops' % MAX_HITS   # what a grader got when continue_to failed
+
+
+def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None):
     """Continue until LOCATION is hit where ACCEPT() holds; True if so.
     CONDITION, a gdb expression, filters the hits in gdb itself (no stop
     reaches Python where it is false: many more hits cost little)."""

@@ -15,8 +15,8 @@ as functions, in order, and this module runs them.
   string the function returns is shown after its title.
 - A check whose parent did not pass is skipped, with the reason.
 - answer(KEY, VALUE) records what this run found for a question of the
-  lab's answers file (labs/N/lab.toml); vm/ks compares the learner's.
-- Every outcome is also a record (vm/results.py) for vm/ks to read.
+  lab's answers file (labs/N/lab.toml); vm/session/ks compares the learner's.
+- Every outcome is also a record (vm/session/results.py) for vm/session/ks to read.
 
 No gdb in here: lab 6's grader, which reads crash's output on the host,
 uses it as the gdb graders do.
@@ -48,7 +48,7 @@ def test(title, parent=None):
 
 
 def lab_number():
-    """The lab being graded: vm/ks says which in $KS_LAB."""
+    """The lab being graded: vm/session/ks says which in $KS_LAB."""
     return int(os.environ['KS_LAB'])
 
 
@@ -120,11 +120,11 @@ def run_tests():
         except Exception as e:      # the grader's own bug, or gdb's error
             _report(fn, 'fail', why='the check stopped with an error: %s: %s%s'
                     % (type(e).__name__, e, WHERE() if WHERE else ''))
-            # Indented, for the log: vm/ks takes a bare "Traceback" for a
+            # Indented, for the log: vm/session/ks takes a bare "Traceback" for a
             # grader that crashed outside its checks.
             print(''.join('    | ' + line for line in traceback.format_exc()
                           .splitlines(True)))
         else:
             _report(fn, 'ok', detail or '')
-    # The grader got to its end: vm/ks fails a run without this record.
+    # The grader got to its end: vm/session/ks fails a run without this record.
     results.emit('done', tests=len(TESTS))

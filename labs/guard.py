@@ -1,4 +1,4 @@
-# Loaded before every lab's lab.gdb, by vm/ks (make lab, make grade) and
+# Loaded before every lab's lab.gdb, by vm/session/ks (make lab, make grade) and
 # book/transcripts.py (gdb -x): a lab never shows its banner for a stop it
 # did not reach, and a kernel that dies is explained where it dies.
 #
@@ -21,7 +21,7 @@
 # - a Ctrl-C before the lab's stop quits with status 3: the stop the
 #   banner describes was not reached.
 #
-# vm/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if the
+# vm/session/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if the
 # kernel died, the learner stays at the death; if no guest is attached
 # (QEMU ended), quit with status 3; otherwise the lab's stop was reached:
 # disarm, and leave the file lab-stopped in the run folder (KS_RUN) for
@@ -36,7 +36,7 @@ import gdb
 
 from kstack import death, frames, stacks
 
-GUEST_ENDED = 3      # vm/ks reads this exit status
+GUEST_ENDED = 3      # vm/session/ks reads this exit status
 RUN = os.environ.get('KS_RUN', '')
 armed = True
 died = False
@@ -205,6 +205,9 @@ and the guard has said why."""
         super(LabStop, self).__init__('ks-lab-stop', gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
+        # Every lab steps the same way: step and next walk 2.6's do_IRQ
+        # path (gdb-scripts/stepirq.py).
+        import stepirq  # noqa: F401
         location, _, condition = arg.partition(' if ')
         location = location.strip()
         if location.startswith('-boot '):

@@ -2,7 +2,7 @@
 make grade N=k EXERCISE=1): a file of the learner's own, graded by
 labs/k/task/grade.py with labs/gradelib.py's checks.
 
-vm/ks names the file in $KS_TASK. tests/checks/84-tasks.py names several
+vm/session/ks names the file in $KS_TASK. tests/checks/84-tasks.py names several
 there at once, separated by os.pathsep (the reference solution, the
 skeleton, wrong solutions), so that one guest grades them all: each check
 is then registered once per file, its title starting with the file's

@@ -7,14 +7,14 @@
 # (build/bench/cold: the learner's cache is left alone):
 #   cold `make lab N=1` to the lab's stop; stay at the gdb prompt for as
 #   long as that stage took to build, plus a minute, while lab 2's stage
-#   builds ahead (vm/ahead.sh); `quit`; then `make lab N=2` to its stop.
+#   builds ahead (vm/build/ahead.sh); `quit`; then `make lab N=2` to its stop.
 # While that build ahead runs, the guest and gdb must not slow down: the
 # boot to the ready marker and lab 0's grader are timed then, and again
 # on a quiet machine. Then the warm figures, on the learner's own cache.
 # Last, what the kernel config costs to build against the one before it
 # was cut (tests/config-cost.sh, about 12 minutes).
 # COLD=0 skips the learner's path, CONFIG_COST=0 the config's cost.
-. "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/../vm/build/lib.sh"
 
 out=$BUILD/bench
 mkdir -p "$out"
@@ -55,12 +55,12 @@ close_lab() {
 }
 
 # boot_best: best of 5 boots of stage 0 to the ready marker (seconds),
-# each a guest of vm/session.py's, as every lab boots.
+# each a guest of vm/session/session.py's, as every lab boots.
 boot_best() {
 	python3 - "$TOP/vm" <<'PY'
 import sys
 import time
-sys.path.insert(0, sys.argv[1])
+
 from session import READY_MARKER, Guest
 best = None
 for _ in range(5):
@@ -144,10 +144,10 @@ done
 # An exercise tree (check 88's, if it made one): a one-file change.
 ex=$BUILD/exercise-check/2/src
 if [ -d "$ex/.git" ]; then
-	EXERCISES=$BUILD/exercise-check "$TOP/vm/kernel.sh" e2 > /dev/null 2>&1 || true
+	EXERCISES=$BUILD/exercise-check "$TOP/vm/build/kernel.sh" e2 > /dev/null 2>&1 || true
 	echo '/* bench */' >> "$ex/arch/x86/kernel/irq_32.c"
 	t0=$(now)
-	EXERCISES=$BUILD/exercise-check "$TOP/vm/kernel.sh" e2 > "$out/exercise.log" 2>&1 ||
+	EXERCISES=$BUILD/exercise-check "$TOP/vm/build/kernel.sh" e2 > "$out/exercise.log" 2>&1 ||
 		echo "the exercise build failed: $out/exercise.log" >&2
 	row "exercise: a one-file change rebuilt" "$(secs "$t0" "$(now)")" 60
 	git -C "$ex" checkout -q -- arch/x86/kernel/irq_32.c

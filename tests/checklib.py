@@ -3,7 +3,7 @@
 A check reports on stdout, one line per check: "ok - WHAT" or
 "not ok - WHAT (got: ...)". Everything else goes to stderr, which
 tests/run.sh keeps in build/check/NAME.log. The guests and gdb are
-vm/session.py's; what each stage should show is vm/facts.py's.
+vm/session/session.py's; what each stage should show is vm/session/facts.py's.
 """
 import os
 import sys
@@ -11,11 +11,10 @@ import sys
 TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))
 os.environ['TOP'] = TOP                     # vm/ modules read it too
-sys.path.insert(0, os.path.join(TOP, 'vm'))
 
-import facts                                 # noqa: E402,F401
-import results                               # noqa: E402,F401
-from session import BUILD, Guest, GuestError  # noqa: E402,F401
+import facts                                 # noqa: F401
+import results                               # noqa: F401
+from session import BUILD, TIMEOUT, Guest, GuestError  # noqa: F401
 
 CHECK = os.path.join(BUILD, 'check')         # this run's logs and tables
 PROBES = os.path.join(TOP, 'tests', 'gdb')   # the gdb-side probes
@@ -49,10 +48,10 @@ def stages():
     return sorted(facts.stages())
 
 
-def probe(guest, name, timeout=120, env=None, args=()):
+def probe(guest, name, timeout=TIMEOUT, env=None, args=()):
     """Run the gdb-side probe tests/gdb/NAME on GUEST in batch mode; its
     GdbRun. gdb's output goes to the log, the probe's findings are the
-    run's records (vm/results.py)."""
+    run's records (vm/session/results.py)."""
     run = guest.gdb(list(args) + ['-x', os.path.join(PROBES, name)],
                     timeout, env)
     n = guest.gdb_runs
@@ -90,19 +89,19 @@ def fit(lines, width=86):
 
 
 def ks(*args, exercise=True, stdin=b'', env=None):
-    """vm/ks ARGS as make runs it, EXERCISE=1 (the learner's kernel)
+    """vm/session/ks ARGS as make runs it, EXERCISE=1 (the learner's kernel)
     unless EXERCISE is false; STDIN: what gdb reads (make lab), ENV: more
     variables. Logged; (exit status, output, seconds)."""
     import subprocess
     import time
     t0 = time.time()
-    p = subprocess.run([os.path.join(TOP, 'vm', 'ks')] + [str(a) for a in args],
+    p = subprocess.run([os.path.join(TOP, 'vm', 'session', 'ks')] + [str(a) for a in args],
                        input=stdin, env=dict(os.environ, EXERCISE='1' if exercise
                                              else '0', **(env or {})),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = p.stdout.decode(errors='replace')
     took = time.time() - t0
-    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+    log('--- vm/session/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
                                             p.returncode, took), out.rstrip())
     return p.returncode, out, took
 

@@ -1,4 +1,4 @@
-# Helpers for tests/checks/*.sh: sourced after vm/lib.sh (tests/checklib.py
+# Helpers for tests/checks/*.sh: sourced after vm/build/lib.sh (tests/checklib.py
 # is the Python checks' counterpart). A check reports on stdout with
 # ok/not_ok; everything else it prints goes to stderr, which the runner
 # keeps in build/check/NAME.log.
@@ -22,15 +22,15 @@ gone_within() {
 	done
 }
 
-# open_lab NAME FD: start `vm/ks lab 0` as `make lab N=0` does, its stdin
+# open_lab NAME FD: start `vm/session/ks lab 0` as `make lab N=0` does, its stdin
 # a fifo held open on FD (so gdb waits for commands; close FD to end it),
-# and wait for gdb to reach the lab's stop. Sets LAB (the pid of vm/ks),
-# QEMU, GDB and PORT, read from the guest's run folder (vm/session.py:
-# build/run/0-PID-N, PID being vm/ks's).
+# and wait for gdb to reach the lab's stop. Sets LAB (the pid of vm/session/ks),
+# QEMU, GDB and PORT, read from the guest's run folder (vm/session/session.py:
+# build/run/0-PID-N, PID being vm/session/ks's).
 open_lab() {
 	log=$BUILD/check/lab0-$1.log
 	mkfifo "$log.stdin"
-	"$TOP/vm/ks" lab 0 < "$log.stdin" > "$log" 2>&1 &
+	"$TOP/vm/session/ks" lab 0 < "$log.stdin" > "$log" 2>&1 &
 	LAB=$!
 	eval "exec $2> \"\$log.stdin\""
 	rm -f "$log.stdin"
@@ -47,5 +47,5 @@ open_lab() {
 	QEMU=$(cat "$run/qemu.pid")
 	GDB=$(pgrep -P $LAB -x gdb)
 	PORT=$(cat "$run/gdb.port")
-	echo "$1: vm/ks $LAB, gdb $GDB, qemu $QEMU, port $PORT, run folder $run" >&2
+	echo "$1: vm/session/ks $LAB, gdb $GDB, qemu $QEMU, port $PORT, run folder $run" >&2
 }

@@ -25,7 +25,7 @@ import os
 import gdb
 
 from kstack import frames, stacks
-from postmortem import FIRST, kernel_words, tree_path   # vm/postmortem.py
+from postmortem import FIRST, kernel_words, tree_path   # vm/session/postmortem.py
 
 # Where guard.py stops: function -> what the kernel is doing there.
 DEATH_POINTS = {'oops_end': 'an oops', 'panic': 'a panic'}

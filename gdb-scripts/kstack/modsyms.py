@@ -1,4 +1,4 @@
-# Symbols for the lab modules (vm/modules/, built per stage into
+# Symbols for the lab modules (vm/guest/modules/, built per stage into
 # build/stage-K/modules/src next to the stage's obj folder), so that
 # `break frames_write`, bt and ks-bt name their functions.
 #

@@ -1,10 +1,10 @@
-# Grader of lab 0 (stage 0): run by vm/ks (make grade N=0) in gdb batch
+# Grader of lab 0 (stage 0): run by vm/session/ks (make grade N=0) in gdb batch
 # mode. Checks what the lab asks the learner to find, each against the
 # kernel's data read a second way.
 import re
 
 import facts
-from gdbutil import (area_of, continue_to, cpu, current, entry_cost,
+from gdbutil import (NONE, area_of, continue_to, cpu, current, entry_cost,
                      frame_name, from_kernel_mode, irq_regs, run, stack_kind,
                      start_lab, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -93,7 +93,7 @@ def entry_bytes():
     if not from_kernel_mode(irq_regs(cpu())):
         expect_true(continue_to('__handle_irq', lambda: from_kernel_mode(
             irq_regs(cpu()))), 'a stop in __handle_irq', 'an interrupt from '
-            'kernel mode', 'none in 400 stops')
+            'kernel mode', NONE)
     sp, cost = val('$sp'), entry_cost(cpu())
     expect_in(cost, val('sizeof(struct pt_regs)'), 1024,
               'regs->sp - $sp, in bytes (the interrupted esp, above $sp)')

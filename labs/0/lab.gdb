@@ -1,6 +1,6 @@
 # Lab 0, the lab machine: stop at a device interrupt once the guest is up.
 #
-# Loaded by vm/ks for make lab after gdb has attached to the halted guest (and by
+# Loaded by vm/session/ks for make lab after gdb has attached to the halted guest (and by
 # the grader, labs/0/grade.py). It sets the stop, continues to it, prints
 # what to try, and gets out of the way.
 #
@@ -9,14 +9,12 @@
 # handle_irq -> __handle_irq): 2.6's do_IRQ, split in pieces. The first
 # stop waits until boot is over (begin_new_exec: the exec of /init has
 # passed its point of no return), so both CPUs are up and running tasks.
-# A kernel with no init never gets there: it panics, and vm/ks says so,
+# A kernel with no init never gets there: it panics, and vm/session/ks says so,
 # instead of a lab stopped at an interrupt on the way. (A condition on
 # __handle_irq would do the same, but gdb would evaluate it at every boot
 # interrupt and slow the boot twentyfold.)
 
 ks-lab-stop __handle_irq
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 0: the lab machine (stage 0: Debian's 6.1 source, our debugging config) ====\n

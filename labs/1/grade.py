@@ -1,10 +1,10 @@
 # Grader of lab 1 (stage 1): device interrupts and softirqs run on the
-# interrupted task's stack. Run by vm/ks (make grade N=1) in gdb batch
+# interrupted task's stack. Run by vm/session/ks (make grade N=1) in gdb batch
 # mode against a fresh guest.
 import re
 
 import facts
-from gdbutil import (continue_to, cpu, current, entry_cost,
+from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, on_current_stack, run,
                      stack_kind, start_lab, thread_size, val)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -59,7 +59,7 @@ def handler():
     for hit in range(HITS):
         expect_true(continue_to('handle_irq_event', interrupted_kernel_task_stack),
                     'stop %d of %d in handle_irq_event' % (hit + 1, HITS),
-                    'an interrupt of kernel code on a task stack', 'none in 400 stops')
+                    'an interrupt of kernel code on a task stack', NONE)
         c, sp = cpu(), val('$sp')
         stack = int(current(c)['stack'])
         if not hit:
@@ -104,7 +104,7 @@ def from_irq_exit():
 def softirq():
     expect_true(continue_to('__do_softirq', from_irq_exit),
                 'a stop in __do_softirq outside ksoftirqd', 'one',
-                'none in 400 stops')
+                NONE)
 
 
 @test("__do_softirq runs on the interrupted task's stack, called from "

@@ -1,13 +1,11 @@
 # Lab 1, one stack (stage 1: interrupts on the interrupted task's stack).
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/1/grade.py). Waits for boot
+# Loaded by vm/session/ks for make lab (and by the grader, labs/1/grade.py). Waits for boot
 # to finish (begin_new_exec: the exec of /init cannot fail any more), then
 # stops at the C entry of the next device interrupt: `break do_IRQ`, the
 # 2.6 name, which gdb-scripts maps onto 6.1's common_interrupt().
 
 ks-lab-stop do_IRQ
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 1: one stack (stage 1: no IRQ stacks, 8K task stacks) ====\n

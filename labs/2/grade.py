@@ -1,12 +1,12 @@
 # Grader of lab 2 (stage 2): the switch onto per-CPU IRQ stacks. Run by
-# vm/ks (make grade N=2) in gdb batch mode against a fresh guest.
+# vm/session/ks (make grade N=2) in gdb batch mode against a fresh guest.
 import re
 
 import gdb
 from kstack import switch
 
 import facts
-from gdbutil import (continue_to, cpu, current, entry_cost,
+from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, irq_stack, run, start_lab,
                      stepi_off, thread_size, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -40,11 +40,11 @@ def stop():
 # What this kernel is meant to have: stage 2 both kinds, the exercise's
 # kernel the hardirq stack alone (lab.toml [exercise] stage_facts).
 KINDS = ' and a '.join(k for k in ('hardirq', 'softirq') if STAGE['%s_stacks' % k])
-NONE = ''.join(', no %s stack' % k for k in ('hardirq', 'softirq')
-               if not STAGE['%s_stacks' % k])
+LACKS = ''.join(', no %s stack' % k for k in ('hardirq', 'softirq')
+                if not STAGE['%s_stacks' % k])
 
 
-@test('each CPU has a %s stack of THREAD_SIZE%s, as its facts say' % (KINDS, NONE),
+@test('each CPU has a %s stack of THREAD_SIZE%s, as its facts say' % (KINDS, LACKS),
       parent=stop)
 def irq_stacks():
     expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
@@ -219,7 +219,7 @@ def from_user_mode():
 def user_mode():
     expect_true(continue_to('handle_irq_event', from_user_mode),
                 'a stop in handle_irq_event', 'an interrupt from user mode',
-                'none in 400 stops')
+                NONE)
     expect(stack_of(val('$sp'), cpu()), 'task', 'the stack $sp is on in '
            'handle_irq_event, for an interrupt from user mode')
     return 'CPU %d, %s' % (cpu(), current(cpu())['comm'].string())
@@ -233,7 +233,7 @@ def user_mode():
 def handler():
     expect_true(continue_to('handle_irq_event', interrupted_kernel_task_stack),
                 'a stop in handle_irq_event', 'an interrupt of kernel code '
-                'on a task stack', 'none in 400 stops')
+                'on a task stack', NONE)
 
 
 @test('ks-bt in handle_irq_event crosses from the hardirq stack to the task '

@@ -1,12 +1,10 @@
 # Lab 2, IRQ stacks (stage 2: per-CPU hardirq and softirq stacks, 8K).
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/2/grade.py). Waits for boot
+# Loaded by vm/session/ks for make lab (and by the grader, labs/2/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), still on the interrupted stack.
 
 ks-lab-stop do_IRQ
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 2: IRQ stacks (stage 2: per-CPU hardirq and softirq stacks) ====\n

@@ -1,4 +1,4 @@
-# Grader of lab 3 (stage 3): one-page stacks. Run by vm/ks (make grade
+# Grader of lab 3 (stage 3): one-page stacks. Run by vm/session/ks (make grade
 # N=3) in gdb batch mode against a fresh guest.
 import os
 import re
@@ -7,7 +7,7 @@ import gdb
 
 import facts
 from session import TOP, stage_obj
-from gdbutil import (continue_to, cpu, current, entry_cost,
+from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, irq_stack, run, stack_kind,
                      start_lab, thread_size, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -63,7 +63,7 @@ def ordinary_stop():
     if not ordinary():
         expect_true(continue_to('common_interrupt', ordinary),
                     'a stop in common_interrupt', 'an interrupt of kernel code '
-                    'on a task stack other than dd\'s', 'none in 400 stops')
+                    'on a task stack other than dd\'s', NONE)
     return '%s on CPU %d' % (current(cpu())['comm'].string(), cpu())
 
 
@@ -91,7 +91,7 @@ def least_room():
     while len(rooms) < INTERRUPTS and continue_to('common_interrupt', ordinary):
         rooms.append(val('$sp') - int(current(cpu())['stack']))
     expect_true(rooms, 'interrupts of kernel code on a task stack other than '
-                'dd\'s', 'one or more', 'none in 400 stops')
+                'dd\'s', 'one or more', NONE)
     least = expect_in(min(rooms), WARN + 1, thread_size(),
                       'the least room below esp, in bytes')
     answer('least_room', least)
@@ -125,7 +125,7 @@ def quiet_room():
     # entry's cost above the stack's bottom for it to stay quiet.
     expect_true(continue_to('__handle_irq', ordinary), 'a stop in __handle_irq',
                 'an interrupt of kernel code on a task stack other than dd\'s',
-                'none in 400 stops')
+                NONE)
     cost = expect_in(entry_cost(cpu()), val('sizeof(struct pt_regs)'), 1024,
                      'regs->sp - $sp in __handle_irq, in bytes')
     answer('quiet_room', WARN + cost)
@@ -144,7 +144,7 @@ FIRED = {}
 def fired():
     hit = continue_to('print_stack_overflow')
     answer('check_fires', 'yes' if hit else 'no')
-    expect_true(hit, 'a stop in print_stack_overflow', 'one', 'none in 400 stops')
+    expect_true(hit, 'a stop in print_stack_overflow', 'one', NONE)
     c = cpu()
     answer('report_stack', stack_kind(val('$sp'), c))
     hard = irq_stack('hardirq', c)

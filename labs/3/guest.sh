@@ -2,7 +2,7 @@
 #
 # The serial port's interrupt goes to CPU 0; a writer on CPU 1 keeps the
 # port busy, so its interrupts keep arriving on CPU 0. Every second `dd`,
-# on CPU 0, asks the lab module stackdeep (vm/modules/) to recurse until
+# on CPU 0, asks the lab module stackdeep (vm/guest/modules/) to recurse until
 # only 350 to 620 bytes of its 4K stack are left and to wait there 100 ms:
 # the serial interrupts that arrive then meet check_stack_overflow(),
 # whose line is stage 3's warning_line in vm/stages.toml.

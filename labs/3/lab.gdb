@@ -1,13 +1,11 @@
 # Lab 3, 4K only (stage 3: one-page stacks, per-CPU IRQ stacks).
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/3/grade.py). Waits for boot
+# Loaded by vm/session/ks for make lab (and by the grader, labs/3/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
 # common_interrupt), on the interrupted stack. The menu's hints are each
 # run by tests/checks/32-lab3-hints.py: a new hint needs a check there.
 
 ks-lab-stop do_IRQ
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 3: 4K only (stage 3: one page per stack) ====\n

@@ -16,15 +16,13 @@ import json
 import os
 import platform
 import re
-import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', '..', 'vm'))
 
-import facts                                   # noqa: E402
-import results                                 # noqa: E402
-from session import BUILD, Guest, GuestError   # noqa: E402
+import facts
+import results
+from session import BUILD, DONE_MARKER, Guest, GuestError
 
 DESCENTS = (('frames', 25), ('room', 300))
 STAGES = (1, 2, 3)
@@ -33,7 +31,7 @@ COLUMNS = ('stage', 'descent', 'thread_size', 'frames', 'bytes_left',
            'overwritten_by', 'via', 'bytes_below_changed',
            'bytes_below_checked', 'panic', 'dd_returned')
 # The console lines the log keeps for each run.
-LOGGED = re.compile(r'stackdeep|low stack|Kernel panic|lab 4|KSTACK-DONE')
+LOGGED = re.compile(r'stackdeep|low stack|Kernel panic|lab 4|' + DONE_MARKER)
 
 
 def first(pattern, text):
@@ -80,7 +78,7 @@ def experiment(k, mode, n, log):
     """One descent at stage K: its row."""
     append = 'ks_mode=%s ks_n=%d' % (mode, n)
     with Guest(k, '/labs/4/guest.sh', halted=True, append=append) as guest:
-        run = guest.gdb(['-x', os.path.join(HERE, 'watch.py')], timeout=120)
+        run = guest.gdb(['-x', os.path.join(HERE, 'watch.py')])
         try:
             status = guest.wait_exit(60)
         except GuestError as e:

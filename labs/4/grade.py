@@ -1,5 +1,5 @@
 # Grader of lab 4 (stage 3): the 25-frame descent overwrites the end of a
-# 4K stack, and the watchpoint catches the writer. Run by vm/ks (make
+# 4K stack, and the watchpoint catches the writer. Run by vm/session/ks (make
 # grade N=4) in gdb batch mode against a fresh guest.
 import re
 

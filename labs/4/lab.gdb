@@ -1,14 +1,12 @@
 # Lab 4, overflow (stage 3: 4K stacks): watch a stack's end get overwritten.
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/4/grade.py). The guest loads
+# Loaded by vm/session/ks for make lab (and by the grader, labs/4/grade.py). The guest loads
 # the lab module stackdeep and has dd recurse 25 frames of 256 bytes into
 # it: more than a 4K stack holds. The stop is where that descent starts;
 # a hardware watchpoint then guards the task's STACK_END_MAGIC word.
 
 set breakpoint pending on
 ks-lab-stop frames_write
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 watch -l *(unsigned long *)$lx_per_cpu("current_task")->stack
 
 echo \n

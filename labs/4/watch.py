@@ -1,7 +1,7 @@
 # Lab 4's batch run (labs/4/experiment.py): stop where stackdeep starts its
 # descent, put a hardware watchpoint on the current task's STACK_END_MAGIC
 # word for as long as the descent lasts, and say who overwrote it, if
-# anyone: one "watch" record (vm/results.py) for the experiment's table.
+# anyone: one "watch" record (vm/session/results.py) for the experiment's table.
 # The guest then runs on.
 import re
 

@@ -15,11 +15,10 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', '..', 'vm'))
 
-import facts                                   # noqa: E402
-import results                                 # noqa: E402
-from session import BUILD, Guest, GuestError   # noqa: E402
+import facts
+import results
+from session import BUILD, Guest, GuestError
 
 STAGES = (2, 3)
 COLUMNS = ('stage', 'thread_size', 'threads', 'kernel_stack_per_thread_kb',

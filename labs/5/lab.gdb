@@ -1,13 +1,11 @@
 # Lab 5, what 4K stacks buy (stage 3; labs/5/experiment.py compares it
 # with stage 2's 8K stacks).
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/5/grade.py). The guest runs
+# Loaded by vm/session/ks for make lab (and by the grader, labs/5/grade.py). The guest runs
 # vm/guest/threads, which clones threads until memory runs low. The stop
 # is in copy_process(), making the first of them.
 
 ks-lab-stop copy_process if $_streq($lx_per_cpu("current_task")->comm, "threads")
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 5: what 4K stacks buy (stage 3: one page per thread) ====\n

@@ -1,23 +1,21 @@
-# Grader of lab 6 (stage 2): a post-mortem. Run by vm/ks (make grade N=6)
-# on the host, not in gdb: it runs crash on the lab's dump (vm/crash.py,
+# Grader of lab 6 (stage 2): a post-mortem. Run by vm/session/ks (make grade N=6)
+# on the host, not in gdb: it runs crash on the lab's dump (vm/session/crash.py,
 # which makes the dump if needed) with the lab's commands
 # (labs/6/crash.cmds), keeps crash's output in build/run/lab6-crash.log,
-# and checks what crash shows. vm/ks compares the learner's answers
+# and checks what crash shows. vm/session/ks compares the learner's answers
 # (pad_offset) and predictions (bt_follows, cpus, magic_intact) with this
 # run's.
 import os
 import re
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
 
-import crash                                            # noqa: E402
-import facts                                            # noqa: E402
-from gradelib import (answer, expect, expect_in, expect_true,  # noqa: E402
+import crash
+import facts
+from gradelib import (answer, expect, expect_in, expect_true,
                       lab_number, run_tests, test)
-from session import BUILD                               # noqa: E402
+from session import BUILD
 
 LAB = facts.lab(lab_number())
 WARN = LAB['stage_facts']['warning_line']

@@ -1,11 +1,11 @@
 # Bad lab numbers are refused before anything is built or started: one
 # line that names the valid labs, a non-zero exit, and no run folder.
 # And the one table of stage facts (vm/stages.toml) names exactly the
-# stages the build makes from patches/ (vm/lib.sh's stages()).
-. "$TOP/vm/lib.sh"
+# stages the build makes from patches/ (vm/build/lib.sh's stages()).
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
-valid=$("$TOP/vm/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
+valid=$("$TOP/vm/session/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
 for n in 9 x ''; do
 	before=$(ls "$BUILD/run" 2>/dev/null | wc -l)
 	rc=0
@@ -20,12 +20,12 @@ for n in 9 x ''; do
 	fi
 done
 
-# The stages the project at TOP makes from TOP/patches (vm/lib.sh), and
-# those its vm/stages.toml describes (read by vm/facts.py).
-made_stages() { TOP=$1 sh -c '. "$TOP/vm/lib.sh"; stages' | tr '\n' ' ' | sed 's/ $//'; }
+# The stages the project at TOP makes from TOP/patches (vm/build/lib.sh), and
+# those its vm/stages.toml describes (read by vm/session/facts.py).
+made_stages() { TOP=$1 sh -c '. "$TOP/vm/build/lib.sh"; stages' | tr '\n' ' ' | sed 's/ $//'; }
 table_stages() {
-	TOP=$1 python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import facts
-print(*sorted(facts.stages()))' "$1/vm"
+	TOP=$1 python3 -c 'import facts
+print(*sorted(facts.stages()))'
 }
 made=$(made_stages "$TOP") table=$(table_stages "$TOP")
 if [ -n "$made" ] && [ "$made" = "$table" ]; then
@@ -37,8 +37,9 @@ fi
 # patches, which its stages.toml does not describe.
 fake=$BUILD/check/extra-stage
 rm -rf "$fake"
-mkdir -p "$fake/vm"
-cp "$TOP/vm/lib.sh" "$TOP/vm/facts.py" "$TOP/vm/stages.toml" "$fake/vm/"
+mkdir -p "$fake/vm/build"
+cp "$TOP/vm/build/lib.sh" "$fake/vm/build/"
+cp "$TOP/vm/stages.toml" "$fake/vm/"
 cp -r "$TOP/patches" "$fake/patches"
 extra=$(( $(echo "$made" | tr ' ' '\n' | tail -n 1) + 1 ))
 mkdir -p "$fake/patches/$extra"

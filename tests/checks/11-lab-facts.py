@@ -12,7 +12,7 @@
 # words its choices allow; each observation is one its grader answers;
 # the multiple-choice options of every README are of similar length and
 # in at most a third of the questions is the right one the longest; a
-# free-text question is judged on its idea (vm/ks reasoned(): its right
+# free-text question is judged on its idea (vm/session/ks reasoned(): its right
 # samples pass, its wrong ones fail); and each chapter asks before it
 # shows: predictions in its Predict section, every question before "What
 # you should have seen" and "Why", the reference transcripts and what
@@ -24,15 +24,13 @@ import importlib.util
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import TOP, expect, facts, log  # noqa: E402
+from checklib import TOP, expect, facts, log
 
-# vm/ks, for reasoned(): how make grade judges a "why" answer.
-_loader = importlib.machinery.SourceFileLoader('ks', os.path.join(TOP, 'vm', 'ks'))
+# vm/session/ks, for reasoned(): how make grade judges a "why" answer.
+_loader = importlib.machinery.SourceFileLoader('ks', os.path.join(TOP, 'vm', 'session', 'ks'))
 ks = importlib.util.module_from_spec(importlib.util.spec_from_loader('ks', _loader))
 _loader.exec_module(ks)
 
@@ -94,7 +92,7 @@ def judge_choices(asked):
 
 def judge_idea(key, question):
     """Problems of a free-text question: no samples, a right sample
-    vm/ks rejects, a wrong one it accepts."""
+    vm/session/ks rejects, a wrong one it accepts."""
     right, wrong = question.get('right', []), question.get('wrong', [])
     if not right or not wrong:
         return ['%s: no right and wrong samples in lab.toml' % key]

@@ -5,7 +5,7 @@
 # may be a 32-bit x86 ELF (tests/i386-execs.py). The same inspection must
 # catch the old way of listing busybox's applets, running the i386 busybox
 # on the host, or it proves nothing.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 logs=$BUILD/check/execs
@@ -24,19 +24,19 @@ else
 	not_ok "the inspection catches the host running the i386 busybox (the old initramfs script)"
 fi
 
-traced initramfs "$TOP/vm/initramfs.sh" "$logs/initramfs.cpio" ||
+traced initramfs "$TOP/vm/build/initramfs.sh" "$logs/initramfs.cpio" ||
 	not_ok "make initramfs's script runs under strace"
-# Lab 6's crash session as vm/crash.py runs it in batch (lab 6's grader
+# Lab 6's crash session as vm/session/crash.py runs it in batch (lab 6's grader
 # does the same), on lab 6's stage: it must show crash's report of the
 # panic (sys: PANIC).
-traced crash python3 -c 'import sys; sys.path.insert(0, sys.argv[1])
+traced crash python3 -c 'import sys; 
 import crash, facts
 with open(sys.argv[2]) as f:
     out = crash.run(facts.lab(6)["stage"], f.read().splitlines())
 print(out)
 sys.exit("PANIC:" not in out)' "$TOP/vm" "$TOP/labs/6/crash.cmds" > /dev/null ||
 	not_ok "lab 6's crash session runs under strace"
-traced grade0 "$TOP/vm/ks" grade 0 > /dev/null ||
+traced grade0 "$TOP/vm/session/ks" grade 0 > /dev/null ||
 	not_ok "lab 0's grader runs under strace and passes"
 for step in initramfs crash grade0; do
 	bad=$(python3 "$TOP/tests/i386-execs.py" "$logs/$step.strace" 2>&1) && rc=0 || rc=$?

@@ -1,15 +1,13 @@
 # Every stage boots to the ready marker and exits cleanly through the
 # guest's qemu-exit, and the kernel that ran is that stage's (uname -r
-# carries the stage, set by vm/kernel.sh): its banner, build number and
+# carries the stage, set by vm/build/kernel.sh): its banner, build number and
 # time included, is the one in the vmlinux that gdb reads (a bzImage
-# once carried an older kernel: see vm/cc).
+# once carried an older kernel: see vm/build/cc).
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import Guest, GuestError, expect, log, not_ok, stages  # noqa: E402
-from session import READY_MARKER, stage_obj                           # noqa: E402
+from checklib import Guest, GuestError, expect, log, not_ok, stages
+from session import READY_MARKER, stage_obj
 
 
 def banner(vmlinux):

@@ -2,13 +2,11 @@
 # behind: a kernel panic (the guest crashes itself through sysrq) is named
 # as a panic with the kernel's own message; a guest that never finishes is
 # called hung when the timeout passes. The report is the one every
-# session gives (vm/session.py: GuestError, from Guest.explain).
+# session gives (vm/session/session.py: GuestError, from Guest.explain).
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import Guest, GuestError, expect, log  # noqa: E402
-from session import READY_MARKER                      # noqa: E402
+from checklib import Guest, GuestError, expect, log
+from session import DONE_MARKER, READY_MARKER
 
 
 def report(guest, pattern, timeout):
@@ -30,7 +28,7 @@ def gone(pid):
 
 
 with Guest(0, '/tests/panic.sh') as guest:
-    said = report(guest, 'KSTACK-DONE', 60)
+    said = report(guest, DONE_MARKER, 60)
 expect(said and 'the kernel panicked' in said and
        'Kernel panic - not syncing' in said,
        "a panicking guest is reported as a kernel panic, with the kernel's message",
@@ -42,7 +40,7 @@ expect(gone(guest.qemu.pid), 'no QEMU is left after the panic',
 # marker) before the short wait for its end runs out.
 with Guest(0, '/tests/hang.sh') as guest:
     booted = report(guest, READY_MARKER, 30)
-    said = report(guest, 'KSTACK-DONE', 3)
+    said = report(guest, DONE_MARKER, 3)
 expect(booted is None and said and 'hung guest' in said,
        'a guest that booted and never finishes is reported as hung after the '
        'timeout', 'booted: %s; then: %s' % (booted or 'yes', said))

@@ -1,5 +1,5 @@
 # A lab never shows a stop it did not reach. Lab 0 is opened as `make lab`
-# opens it (vm/ks lab), with a guest that dies before the lab's stop in
+# opens it (vm/session/ks lab), with a guest that dies before the lab's stop in
 # each way a guest can:
 #   panic:   an image with no /init ("No working init found");
 #   exit:    an /init that ends the run at once (qemu-exit 7);
@@ -7,18 +7,18 @@
 #            lab's deadline (LAB_TIMEOUT) ends it;
 #   no RAM:  MEM=8, too little memory for the kernel to reach its
 #            console (it prints nothing; the deadline ends it);
-# and the graders of lab 0 and lab 3 (vm/ks grade), in batch mode, with
+# and the graders of lab 0 and lab 3 (vm/session/ks grade), in batch mode, with
 # the image that panics.
 # Each must exit non-zero, print no lab banner, say why (the kernel's own
 # words where it said any), and leave no QEMU behind.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 tmp=$BUILD/check/guest-death
 rm -rf "$tmp"
 mkdir -p "$tmp/root"
 
-# An archive with no /init: made with cpio directly, since vm/initramfs.sh
+# An archive with no /init: made with cpio directly, since vm/build/initramfs.sh
 # refuses to write one (check 14).
 echo 'not an init' > "$tmp/root/hello"
 (cd "$tmp/root" && echo hello | cpio -o -H newc --quiet) > "$tmp/no-init.cpio"
@@ -27,7 +27,7 @@ echo 'not an init' > "$tmp/root/hello"
 image() {
 	printf '#!/bin/busybox sh\n%s\n' "$2" > "$tmp/$1.init"
 	INITRAMFS_LIST_HOOK="sed -i 's|^file /init .*|file /init $tmp/$1.init 0755 0 0|' \$1" \
-		"$TOP/vm/initramfs.sh" "$tmp/$1.cpio" >&2
+		"$TOP/vm/build/initramfs.sh" "$tmp/$1.cpio" >&2
 }
 image exit '/bin/qemu-exit 7'
 image hang 'while :; do :; done'
@@ -67,15 +67,15 @@ died() {
 }
 
 died "lab 0 with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" lab 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" lab 0
 died "lab 0 whose guest exits first" 'ended before the lab.s stop' \
-	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/vm/ks" lab 0
+	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/vm/session/ks" lab 0
 died "lab 0 whose guest hangs" 'no stop within 15 s' \
-	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
+	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/vm/session/ks" lab 0
 died "lab 0 with MEM=8" 'the kernel printed nothing' \
-	env MEM=8 LAB_TIMEOUT=15 "$TOP/vm/ks" lab 0
+	env MEM=8 LAB_TIMEOUT=15 "$TOP/vm/session/ks" lab 0
 died "lab 0's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" grade 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" grade 0
 # `died` leaves its command's output in $out. Lab 0's guest never dies
 # by chance, so its grader fails at once; lab 3's workload can end its
 # guest (lab.toml: guest_may_die), so a guest that dies during its
@@ -87,7 +87,7 @@ else
 	not_ok "lab 0's grader with no /init: fails on its first guest (it graded again)"
 fi
 died "lab 3's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/ks" grade 3
+	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" grade 3
 again=$(echo "$out" | grep -c 'grading lab 3 again, once' || true)
 if [ "$again" = 1 ] && echo "$out" | grep -q '^lab 3: .*, on a second guest'; then
 	ok "lab 3's grader with no /init: grades once more on a fresh guest, says so, then fails"
@@ -99,7 +99,7 @@ fi
 # found by its size, rebuilt (a relink), and the lab reaches its stop.
 vmlinux=$(stage_obj 1)/vmlinux
 truncate -s 1000000 "$vmlinux"
-out=$(echo quit | AHEAD=0 LAB_TIMEOUT=60 "$TOP/vm/ks" lab 1 2>&1) || true
+out=$(echo quit | AHEAD=0 LAB_TIMEOUT=60 "$TOP/vm/session/ks" lab 1 2>&1) || true
 echo "=== lab 1 with its vmlinux cut short" >&2
 echo "$out" >&2
 if echo "$out" | grep -q 'vmlinux (1000000 bytes) is not the size it was built with' &&

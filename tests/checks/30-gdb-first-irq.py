@@ -7,10 +7,8 @@
 #   vector to the very descriptor __handle_irq was given.
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import BUILD, Guest, expect, probe, record  # noqa: E402
+from checklib import BUILD, Guest, expect, probe, record
 
 header = os.path.join(BUILD, 'src', 'linux', 'arch', 'x86', 'include', 'asm',
                       'irq_vectors.h')

@@ -4,12 +4,10 @@
 # Every hint of the menu must have a promise below: a new hint without
 # one fails. The stop, the walk and the overflow are stage 3's (lab 3's
 # stage, from labs/3/lab.toml).
-import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import TOP, Guest, expect, facts, probe, records  # noqa: E402
+from checklib import Guest, expect, facts, probe, records
+from session import lab_scripts
 
 LAB = 3
 lab = facts.lab(LAB)
@@ -62,9 +60,7 @@ PROMISES = {
 }
 
 with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
-    run = probe(guest, 'lab3_hints.py', 300, args=[
-        '-x', os.path.join(TOP, 'labs', 'guard.py'),
-        '-x', os.path.join(lab['folder'], 'lab.gdb')])
+    run = probe(guest, 'lab3_hints.py', 300, args=lab_scripts(lab))
 
 hints = records(run, 'hint')
 expect(hints, 'lab 3\'s menu has hints, each followed from the lab\'s stop',

@@ -11,24 +11,20 @@
 #   instruction: labs/gdbutil.stepi_off), really moves esp from the
 #   interrupted task's stack to the top of this CPU's hardirq stack.
 # The steps are tests/gdb/step_irq.py's records.
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import TOP, Guest, expect, facts, probe, record, records, stages  # noqa: E402
+from checklib import Guest, expect, facts, probe, record, records, stages
+from session import lab_scripts
 
 LAB = 3
 STEPS = 12
 lab = facts.lab(LAB)
-guard = os.path.join(TOP, 'labs', 'guard.py')
-lab_gdb = os.path.join(lab['folder'], 'lab.gdb')
 
 for k in stages():
     stage = facts.stage(k)
     if not stage['hardirq_stacks']:
         continue
     with Guest(k, lab['guest_path'], halted=True) as guest:
-        run = probe(guest, 'step_irq.py', 240, args=['-x', guard, '-x', lab_gdb])
+        run = probe(guest, 'step_irq.py', 240, args=lab_scripts(lab))
 
     def report(good, what, got=None):
         expect(good, 'stage %d: %s' % (k, what), got)

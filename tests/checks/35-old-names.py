@@ -3,11 +3,8 @@
 # function it stands for; $hardirq_ctx(0) and $softirq_ctx(0) equal CPU 0's
 # per-CPU stack pointers read raw (tests/gdb/old_names.py). Stage 0, gdb
 # in batch mode.
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import Guest, expect, probe, record  # noqa: E402
+from checklib import Guest, expect, probe, record
 
 with Guest(0, 'exit', halted=True) as guest:
     run = probe(guest, 'old_names.py', 60)

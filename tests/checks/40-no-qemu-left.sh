@@ -1,9 +1,9 @@
 # No QEMU outlives its lab session: open lab 0 as a learner would (gdb at
 # the lab's stop, waiting for commands), then kill gdb with SIGKILL; and
-# again, kill the lab's session itself (vm/ks) with SIGKILL, which leaves
+# again, kill the lab's session itself (vm/session/ks) with SIGKILL, which leaves
 # it no cleanup to run. Both times the guest's QEMU must be gone within a
 # few seconds.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 if open_lab killed-gdb 7; then
@@ -17,7 +17,7 @@ fi
 
 if open_lab killed-lab 7; then
 	kill -9 "$LAB"
-	expect "QEMU is gone within 5 s of the lab's vm/ks being killed" gone_within "$QEMU" 5
+	expect "QEMU is gone within 5 s of the lab's vm/session/ks being killed" gone_within "$QEMU" 5
 	kill "$GDB" 2>/dev/null || true
 	exec 7>&-
 else

@@ -9,7 +9,7 @@
 # for such a patch.
 # Stage 2 must end where 6.1 is: every file the series touches is the same
 # in stage 2's tree as in the pristine one.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)

@@ -15,11 +15,11 @@
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-from checklib import (PROBES, Guest, GuestError, expect, facts, log,  # noqa: E402
+from checklib import (PROBES, Guest, GuestError, expect, facts, log,
                       not_ok, probe, records, stages)
-from session import stage_obj                                         # noqa: E402
+from session import stage_obj
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 sys.path.insert(0, PROBES)
 import check_commands                                                 # noqa: E402

@@ -6,10 +6,8 @@
 # $hardirq_ctx. tests/gdb/errors.py runs the commands.
 import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import (TOP, Guest, expect, facts, log, not_ok, probe,  # noqa: E402
+from checklib import (TOP, Guest, expect, facts, log, not_ok, probe,
                       records)
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
@@ -32,7 +30,7 @@ def phase(stage, name):
     shell: nothing runs but what gdb lets run). A command that printed a
     Python traceback in that phase says that instead."""
     with Guest(stage, halted=True) as guest:
-        run = probe(guest, 'errors.py', 120, env={'KS_PHASE': name})
+        run = probe(guest, 'errors.py', env={'KS_PHASE': name})
     said = {r['command']: r['message'] for r in records(run, 'said')}
     if 'Traceback' in run.output or 'Python Exception' in run.output:
         said = {c: 'a Python traceback (see the log)' for c in said}

@@ -5,15 +5,12 @@
 # clock, power domains) counts as absent only when the kernel's own
 # config says so. $lx_current() and lx-timerlist's walk are the
 # project's (gdb-scripts/kstack/lxfixes.py): 6.1's fail on i386.
-import os
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import Guest, expect, not_ok, probe, record, records, stages  # noqa: E402
+from checklib import Guest, expect, not_ok, probe, record, records, stages
 
 for k in stages():
     with Guest(k, '/tests/lx.sh', halted=True) as guest:
-        run = probe(guest, 'lx_helpers.py', 120)
+        run = probe(guest, 'lx_helpers.py')
     found = record(run, 'lx-found')
     helpers = records(run, 'lx')
     if not found:

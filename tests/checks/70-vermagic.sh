@@ -3,7 +3,7 @@
 # one built for the final stage 3 (4K only, option gone) carries no tag.
 # Build-only: tests/module/ is compiled against each kernel tree, never
 # loaded anywhere.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)
@@ -36,7 +36,7 @@ if [ ! -f "$inter/src.done" ]; then
 fi
 mkdir -p "$inter/obj"
 kmake "$inter/src" "$inter/obj" tinyconfig >&2
-"$inter/src/scripts/kconfig/merge_config.sh" -m -O "$inter/obj" "$inter/obj/.config" "$TOP/vm/kernel.config" >&2
+"$inter/src/scripts/kconfig/merge_config.sh" -m -O "$inter/obj" "$inter/obj/.config" "$TOP/vm/build/kernel.config" >&2
 echo CONFIG_4KSTACKS=y >> "$inter/obj/.config"
 kmake "$inter/src" "$inter/obj" olddefconfig >&2
 kmake "$inter/src" "$inter/obj" -j"$JOBS" modules_prepare >&2

@@ -11,10 +11,9 @@
 #    closer to its stack's end than the IRQ-entry check's warning line.
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import (CHECK, Guest, GuestError, expect, facts, log,  # noqa: E402
+from session import DONE_MARKER
+from checklib import (CHECK, Guest, GuestError, expect, facts, log,
                       not_ok, results, stages)
 
 rows = []
@@ -22,7 +21,7 @@ for k in stages():
     ts = facts.stage(k)['thread_size']
     with Guest(k, '/tests/stack-usage.sh') as guest:
         try:
-            guest.wait_for('KSTACK-DONE status=', 180)
+            guest.wait_for(DONE_MARKER + ' status=', 180)
             status = guest.wait_exit()
         except GuestError as e:
             log(str(e))

@@ -18,14 +18,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TESTS)
-from checklib import BUILD, TOP, expect, facts, fit, log  # noqa: E402
+from checklib import BUILD, TOP, expect, facts, fit, log
 
-KS = os.path.join(TOP, 'vm', 'ks')
+KS = os.path.join(TOP, 'vm', 'session', 'ks')
 WORK = os.path.join(BUILD, 'task-check')
 RESULTS = os.path.join(BUILD, 'results')
 
@@ -90,7 +88,7 @@ WRONG = {
 
 
 def ks(*args, exercise_on=True, task=None, env=None):
-    """vm/ks ARGS; (rc, output, seconds)."""
+    """vm/session/ks ARGS; (rc, output, seconds)."""
     env = dict(os.environ, EXERCISES=os.path.join(WORK, 'exercises'),
                EXERCISE='1' if exercise_on else '0', **(env or {}))
     env.pop('KS_TASK', None)
@@ -101,7 +99,7 @@ def ks(*args, exercise_on=True, task=None, env=None):
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = p.stdout.decode(errors='replace')
     took = time.time() - t0
-    log('--- vm/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
+    log('--- vm/session/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
                                             p.returncode, took), out.rstrip())
     return p.returncode, out, took
 

@@ -1,10 +1,10 @@
-# Every lab's grader, as `make grade N=k ANSWERS=file` runs it (vm/ks
+# Every lab's grader, as `make grade N=k ANSWERS=file` runs it (vm/session/ks
 # grade), against a fresh guest of the lab's stage, with an answers file
 # that answers each of the lab's "why" questions twice: rightly, which
 # must pass, and wrongly, which must fail by name (and be the run's only
 # failures). Then the learner's answers file on lab 0: the answers the
 # grader found itself must pass, a wrong one must fail by name.
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 # why_answers N FILE: write lab N's "why" questions (labs/N/lab.toml) to
@@ -14,7 +14,7 @@
 why_answers() {
 	python3 - "$TOP/vm" "$1" "$2" <<'EOF'
 import sys
-sys.path.insert(0, sys.argv[1])
+
 import facts
 n, path = int(sys.argv[2]), sys.argv[3]
 with open(path, 'w') as f:
@@ -40,7 +40,7 @@ for d in "$TOP"/labs/[0-9]*/; do
 	whys=$(why_answers "$n" "$answers")
 	cat "$answers" >&2
 	wrong=$(echo "$whys" | grep -c . || true)
-	out=$("$TOP/vm/ks" grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
+	out=$("$TOP/vm/session/ks" grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
 	echo "$out" >&2
 	# The grader's own checks; the answers are judged below.
 	echo "$out" | grep -e '^ok - ' -e '^not ok - ' | grep -v -e '^ok - answer ' -e '^not ok - answer ' |
@@ -69,17 +69,17 @@ done
 
 # Answers: what lab 0's grader found in its run above, as a learner would
 # write them down. The grader's answers are its "answer" records, kept
-# beside its log (vm/results.py); those of its questions (the others are
+# beside its log (vm/session/results.py); those of its questions (the others are
 # what its predictions are shown beside).
 answers=$BUILD/check/lab0.answers
-python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import facts, results
+python3 -c 'import sys; import facts, results
 asked = facts.lab(0)["questions"]
 for r in results.read(sys.argv[2], "answer"):
     if r["key"] in asked:
         print("%s = %s" % (r["key"], r["value"]))' "$TOP/vm" "${log0%.log}.jsonl" > "$answers"
 cat "$answers" >&2
 n=$(grep -c . "$answers")
-out=$("$TOP/vm/ks" grade 0 "$answers" 2>&1) && rc=0 || rc=$?
+out=$("$TOP/vm/session/ks" grade 0 "$answers" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ "$n" -gt 0 ] && [ $rc = 0 ] && [ "$(echo "$out" | grep -c '^ok - answer ')" = "$n" ]; then
 	ok "lab 0 accepts correct answers ($n of them)"
@@ -90,7 +90,7 @@ fi
 right=$(sed -n 's/^irq_stack_bytes = //p' "$answers")
 right=${right:-0}
 sed "s/^irq_stack_bytes = .*/irq_stack_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
-out=$("$TOP/vm/ks" grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
+out=$("$TOP/vm/session/ks" grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer irq_stack_bytes = $((right / 2)), but this run found $right"; then
 	ok "lab 0 rejects a wrong answer by name (irq_stack_bytes = $((right / 2)))"
@@ -103,7 +103,7 @@ fi
 # (the run passes with both).
 predicted=$answers.predict
 { cat "$answers"; echo 'predict_hardirq_stacks = 2'; echo 'predict_stack_bottom = thread_info'; } > "$predicted"
-out=$("$TOP/vm/ks" grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
+out=$("$TOP/vm/session/ks" grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ $rc = 0 ] && echo "$out" | grep -q '^  predict_hardirq_stacks  *2  *2$' &&
    echo "$out" | grep -q '^  predict_stack_bottom  *thread_info  *end_magic  *<- differs$'; then

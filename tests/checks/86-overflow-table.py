@@ -10,14 +10,13 @@
 #            overwritten by the recursion itself; dd never returns;
 #   ~300 bytes left: the descent stays above the end at every stage, and
 #            at some stage an interrupt overwrites the magic anyway.
-# The table is read by column name (vm/results.py); each line shows the
+# The table is read by column name (vm/session/results.py); each line shows the
 # columns it judged.
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import BUILD, TOP, expect, log, not_ok, results  # noqa: E402
+from checklib import BUILD, TOP, expect, log, not_ok, results
 
 experiment = os.path.join(TOP, 'labs', '4', 'experiment.py')
 rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)

@@ -5,14 +5,13 @@
 #   the task_struct and the rest of a thread do not shrink);
 #   with memory fragmented into single pages, 4K stacks fit at least 5
 #   times as many threads as 8K stacks, which need free pairs.
-# The table is read by column name (vm/results.py); THREAD_SIZE is
+# The table is read by column name (vm/session/results.py); THREAD_SIZE is
 # vm/stages.toml's.
 import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from checklib import BUILD, TOP, expect, facts, log, not_ok, results  # noqa: E402
+from checklib import BUILD, TOP, expect, facts, log, not_ok, results
 
 experiment = os.path.join(TOP, 'labs', '5', 'experiment.py')
 rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)

@@ -17,22 +17,20 @@
 # workbook.
 import os
 import subprocess
-import sys
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Before vm/session.py is imported: it reads EXERCISES once.
+# Before vm/session/session.py is imported: it reads EXERCISES once.
 os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
-sys.path.insert(0, TESTS)
-import checklib  # noqa: E402
-from checklib import TOP, expect, facts, fit  # noqa: E402
-import exercise  # noqa: E402
+import checklib
+from checklib import TOP, expect, facts, fit
+import exercise
 
 
 
 def ks(*args, exercise_on=True):
-    """vm/ks ARGS (EXERCISE=1: on the learner's kernel); (rc, output)."""
+    """vm/session/ks ARGS (EXERCISE=1: on the learner's kernel); (rc, output)."""
     return checklib.ks(*args, exercise=exercise_on)[:2]
 
 

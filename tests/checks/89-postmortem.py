@@ -1,7 +1,7 @@
 # A kernel that dies explains itself. Lab 2's exercise, solved (the
 # project's patches/2/0002 on the skeleton), then broken in one line at a
 # time, as a learner breaks it; each graded as the learner grades it
-# (vm/ks grade 2, EXERCISE=1), each built in seconds (only irq_32.c
+# (vm/session/ks grade 2, EXERCISE=1), each built in seconds (only irq_32.c
 # changes). The report of each must name its cause:
 #   no way back     the movl %ebx,%esp after the handler left out: the
 #                   CPU returns on the IRQ stack and faults; esp is just
@@ -24,15 +24,13 @@
 import os
 import re
 import subprocess
-import sys
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ['EXERCISES'] = os.path.join(
     os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
     'exercise-check')
-sys.path.insert(0, TESTS)
-from checklib import BUILD, TOP, expect, facts, fit, ks  # noqa: E402
-import exercise  # noqa: E402
+from checklib import BUILD, TOP, expect, facts, fit, ks
+import exercise
 
 IRQ = 'arch/x86/kernel/irq_32.c'
 
@@ -116,7 +114,7 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
             continue
         with open(os.path.join(src, IRQ), 'w') as f:
             f.write(solved.replace(right, wrong, 1))
-        rc, out, took = ks('grade', 2, env={'KSTACK_GRADE_TIMEOUT': TIMEOUT.get(name, '120')})
+        rc, out, took = ks('grade', 2, env={'KS_GRADE_TIMEOUT': TIMEOUT.get(name, '120')})
         missing = [p for p in EXPECT[name] if not re.search(p, out)]
         left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
                               stdout=subprocess.PIPE).stdout.decode().split()

@@ -7,7 +7,7 @@
 # (book/codespans.py), and transcripts, figures, tables, fonts, the HTML
 # on a phone in Chromium and the PDF's figure pages (book/rendercheck.py,
 # which leaves its screenshots in build/book/screens for a person to see).
-. "$TOP/vm/lib.sh"
+. "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
 
 book=$BUILD/book
@@ -40,7 +40,7 @@ fi
 abs_paths() {
 	python3 - "$TOP/book" "$BUILD" "$@" <<-'EOF'
 	import sys
-	sys.path.insert(0, sys.argv[1])
+	
 	import transcripts as t
 	for name in sys.argv[3:]:
 	    text = open(name).read().replace(t.WRAP_MARK + '\n  ', '')
@@ -84,7 +84,7 @@ html=$book/index.html
 # Nothing of the source left raw; the generated parts in place.
 raw=$(grep -c -e 'include::' -e '\[source' -e '{transcripts}' -e '{results}' -e '\[\.sym\]' "$html" 2>/dev/null || true)
 expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found" [ "${raw:-1}" = 0 ]
-threads=$(python3 "$TOP/vm/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
+threads=$(python3 "$TOP/vm/session/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
 expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
 	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
 for f in hw-entry irq-path thread-union stage-budget irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do
@@ -118,7 +118,7 @@ fi
 # writes it shows kernel/irq/handle.c:206 and passes.
 python3 - "$TOP/book" "$BUILD" "$tmp" <<'EOF'
 import os, sys
-sys.path.insert(0, sys.argv[1])
+
 import transcripts as t
 path = os.path.join(sys.argv[2], 'stage-2', 'src', 'kernel', 'irq', 'handle.c')
 line = '#3  0xc10a1b2c in handle_irq_event (desc=0xc1a0e400) at %s:206' % path
@@ -177,7 +177,7 @@ fi
 mkdir -p "$tmp/old/transcripts" "$tmp/old/figures"
 printf '%s\n' '+bt 6' '#0  __handle_irq (desc=0xc010d500)' '  comm = "dd\000\000\000",' > "$tmp/old/transcripts/lab9.txt"
 printf '%s\n' '<svg viewBox="0 0 860 550"><text font-size="10">esp</text></svg>' > "$tmp/old/figures/old.svg"
-python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import rendercheck as r
+python3 -c 'import sys; import rendercheck as r
 r.check_transcripts(sys.argv[2]); r.check_figure_text(sys.argv[2])' "$TOP/book" "$tmp/old" > "$tmp/out" 2>&1
 cat "$tmp/out" >&2
 expect "the rendering check catches an old transcript and an old figure" \

@@ -4,7 +4,7 @@
 # The facts are the records of tests/gdb/stage_facts.py: raw per-CPU
 # values, gdb's own DWARF unwind, and beside them what each ks- command
 # printed at the same stop. What the stage should show (THREAD_SIZE, IRQ
-# stacks or not, STACK_END_MAGIC) is vm/facts.py's. check() reports one
+# stacks or not, STACK_END_MAGIC) is vm/session/facts.py's. check() reports one
 # line per check through REPORT(good, what, got=None).
 import re
 

@@ -1,5 +1,5 @@
 # gdb side of tests/checks/60-stage-stacks.py: raw facts about a running
-# guest's stacks, handed to the host as records (vm/results.py); all
+# guest's stacks, handed to the host as records (vm/session/results.py); all
 # judging is the host's (60-stage-stacks.py and check_commands.py), which
 # knows from vm/stages.toml what each stage should show.
 #

@@ -3,7 +3,7 @@
  *
  * QEMU's isa-debug-exit device (-device isa-debug-exit,iobase=0xf4) makes
  * QEMU exit with (value << 1) | 1 when the guest writes a value to its port,
- * so vm/session.py reads an odd exit code as "the guest said (code - 1) / 2".
+ * so vm/session/session.py reads an odd exit code as "the guest said (code - 1) / 2".
  * tinyconfig has no ACPI, so poweroff would only halt the CPUs.
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 # Grader of lab 0's task (make grade N=0 EXERCISE=1): my-bt, the
 # learner's backtrace by frame pointers (build/exercises/0/my_bt.py, made
-# from labs/0/task/my_bt.py by make exercise N=0). Run by vm/ks in gdb
+# from labs/0/task/my_bt.py by make exercise N=0). Run by vm/session/ks in gdb
 # batch mode against a fresh guest of stage 0 running the checks'
 # interrupt workload (tests/guest/irq-load.sh: device interrupts on both
 # CPUs). At each stop it calls the learner's frames() and compares it,

@@ -4,7 +4,7 @@
 # kernel, has no IRQ stacks to cross, so the task is graded on stage 0
 # (lab 0's kernel; lab 2 builds its stacks again), with the checks'
 # interrupt workload (tests/guest/irq-load.sh: device interrupts on both
-# CPUs). Run by vm/ks in gdb batch mode against a fresh guest.
+# CPUs). Run by vm/session/ks in gdb batch mode against a fresh guest.
 #
 # At each stop the learner's frames() must give ks-bt's frames (gdb-
 # scripts/kstack/frames.py): the same return addresses, each on the same

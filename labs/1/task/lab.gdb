@@ -1,7 +1,7 @@
 # Lab 1's task (make lab N=1 EXERCISE=1): my-xbt, the learner's walk
 # across stacks, tried where it is graded: stage 0, whose device
 # interrupts and softirqs run on per-CPU stacks (lab 1's own stage has
-# none to cross). vm/ks loads the learner's file after this.
+# none to cross). vm/session/ks loads the learner's file after this.
 
 ks-lab-stop handle_irq_event
 

@@ -1,5 +1,5 @@
 # Grader of lab 4's task: the learner's check_stack_overflow(), in their
-# kernel (stage 2 plus their check), run by vm/ks (make grade N=4
+# kernel (stage 2 plus their check), run by vm/session/ks (make grade N=4
 # EXERCISE=1) in gdb batch mode against a fresh guest running this lab's
 # workload again and again (dd waits with about 1300 bytes of its 8K
 # stack left, then 700).
@@ -15,7 +15,7 @@
 # the later checks need the quiet one.
 import gdb
 
-from gdbutil import continue_to, cpu, run, start_lab, thread_size, val, word
+from gdbutil import continue_to, cpu, run, start_lab, thread_size, val
 from gradelib import expect, expect_true, run_tests, test
 
 MARGIN = 64

@@ -1,7 +1,7 @@
 # Lab 4's task (make lab N=4 EXERCISE=1): the learner's own
 # check_stack_overflow(), in stage 2 plus their check.
 #
-# Loaded by vm/ks for make lab (and by the grader, labs/4/task/grade.py).
+# Loaded by vm/session/ks for make lab (and by the grader, labs/4/task/grade.py).
 # The guest runs this lab's workload (labs/4/guest.sh) again and again,
 # leaving 1300 bytes, then 700 (ks_descents=room:1300,room:700): dd waits
 # deep in its stack while a few serial interrupts arrive. The stop is the first device
@@ -10,8 +10,6 @@
 # interrupt is seen at its first report, not after a boot drowned in them.
 
 ks-lab-stop -boot __handle_irq
-# step and next walk 2.6's do_IRQ path: gdb-scripts/stepirq.py.
-python import stepirq
 
 echo \n
 echo ==== Lab 4's task: your overflow check (stage 2 + your check_stack_overflow) ====\n

@@ -1,7 +1,7 @@
 # Grader of lab 5's task (make grade N=5 EXERCISE=1): the learner's
 # guest program that predicts the lab's thread count (build/exercises/5/
 # predict.c, made from labs/5/task/predict.c by make exercise N=5). Run
-# by vm/ks on the host, not in gdb:
+# by vm/session/ks on the host, not in gdb:
 #
 # - it compiles the program for i386 (gcc -m32 -static), as vm/
 #   initramfs.sh compiles the guest's programs; nothing i386 runs on the
@@ -21,17 +21,15 @@
 import os
 import re
 import subprocess
-import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path[:0] = [os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
 
-import facts                                            # noqa: E402
-import tasklib                                          # noqa: E402
-from gradelib import (Fail, expect_true, lab_number,    # noqa: E402
+import facts
+import tasklib
+from gradelib import (Fail, expect_true, lab_number,
                       run_tests, test)
-from session import BUILD, Guest, GuestError            # noqa: E402
+from session import BUILD, Guest, GuestError
 
 LAB = facts.lab(lab_number())
 THREAD_KB = LAB['stage_facts']['thread_size'] / 1024

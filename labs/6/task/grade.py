@@ -1,7 +1,7 @@
 # Grader of lab 6's task (make grade N=6 EXERCISE=1): the learner's post-
 # mortem script (build/exercises/6/postmortem.py, made from labs/6/task/
 # postmortem.py by make exercise N=6), which finds in lab 6's dump the
-# task whose stack overflowed. Run by vm/ks on the host, not in gdb.
+# task whose stack overflowed. Run by vm/session/ks on the host, not in gdb.
 #
 # The grader finds that task its own way, the way the switch left: the
 # IRQ-entry check that panicked ran on the panicking CPU's hardirq stack,
@@ -11,7 +11,7 @@
 # the learner's overflowed(crash) and compares: the task (pid and
 # command), its stack, its unused bytes.
 #
-# crash(commands) runs crash on the dump (vm/crash.py's run(); each run
+# crash(commands) runs crash on the dump (vm/session/crash.py's run(); each run
 # starts crash under qemu-i386, about 12 s). A list of commands asked
 # for twice is answered from the first run: tests/checks/84-tasks.py
 # grades several scripts at once, which mostly ask the same.
@@ -21,14 +21,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path[:0] = [os.path.join(TOP, 'vm'), os.path.join(TOP, 'labs')]
 
-import crash                                            # noqa: E402
-import facts                                            # noqa: E402
-import tasklib                                          # noqa: E402
-from gradelib import (Fail, expect, expect_true,        # noqa: E402
+import crash
+import facts
+import tasklib
+from gradelib import (Fail, expect, expect_true,
                       lab_number, run_tests, test)
-from session import GuestError                          # noqa: E402
+from session import GuestError
 
 LAB = facts.lab(lab_number())
 THREAD_SIZE = LAB['stage_facts']['thread_size']

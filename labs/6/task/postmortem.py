@@ -60,7 +60,7 @@ def overflowed(crash):
     end magic not counted as used, as stack_not_used() counts them.
 
     crash(commands) runs a list of crash commands on lab 6's dump and
-    returns crash's output, as vm/crash.py's run() does. Its "echo TEXT"
+    returns crash's output, as vm/session/crash.py's run() does. Its "echo TEXT"
     prints TEXT: a way to tell apart the outputs of several commands
     asked for at once. "rd ADDR COUNT" prints COUNT words from ADDR."""
     # TODO: every task's stack, its unused bytes, the task with fewest.
@@ -70,6 +70,6 @@ def overflowed(crash):
 if __name__ == '__main__':
     TOP = os.environ.get('TOP') or os.path.join(os.path.dirname(
         os.path.abspath(__file__)), '..', '..', '..')
-    sys.path.insert(0, os.path.join(TOP, 'vm'))
+    sys.path.insert(0, os.path.join(TOP, 'vm', 'session'))
     import crash as dump
     print(overflowed(lambda commands: dump.run(2, commands)))

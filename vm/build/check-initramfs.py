@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vm/check-initramfs.py ARCHIVE: is this initramfs a guest that can start?
+"""vm/build/check-initramfs.py ARCHIVE: is this initramfs a guest that can start?
 
 Read the archive the kernel will unpack (newc cpio, as gen_init_cpio
 writes it) and check, without running anything it contains (the host may
@@ -22,7 +22,7 @@ import re
 import stat
 import sys
 
-# What vm/init runs before any guest script, besides shell built-ins.
+# What vm/guest/init runs before any guest script, besides shell built-ins.
 INIT_APPLETS = ['sh', 'mount', 'uname', 'nproc', 'setsid', 'cttyhack']
 
 
@@ -116,7 +116,7 @@ def problems(entries):
             if lacking:
                 found.append('/bin/busybox has no applet %s' % ', '.join(lacking))
             if b'--install' not in body:
-                found.append('/bin/busybox has no --install (vm/init makes '
+                found.append('/bin/busybox has no --install (vm/guest/init makes '
                              'its links with it)')
 
     if resolve(entries, '/bin/sh')[0] != '/bin/busybox':

@@ -6,7 +6,7 @@ the project's patches that solve it (solution). The tree is a kernel
 source tree of the learner's own, EXERCISES/k/src (EXERCISES: build/
 exercises), and a git repository whose first commit, tagged "skeleton",
 is base + skeleton: commits, diffs and starting over are git's. Its
-objects go to EXERCISES/k/obj, built by vm/kernel.sh ek.
+objects go to EXERCISES/k/obj, built by vm/build/kernel.sh ek.
 
 The skeleton patch changes only .c files and adds no code: it builds and
 boots as the base stage does, and the solution's patches still apply to
@@ -85,7 +85,7 @@ def git(src, *args):
 
 
 def apply(src, patch):
-    """Apply PATCH (a path) to SRC as vm/tree.sh applies the series:
+    """Apply PATCH (a path) to SRC as vm/build/tree.sh applies the series:
     exactly, no fuzz."""
     with open(patch) as f:
         p = subprocess.run(['patch', '-p1', '-d', src, '--fuzz=0',
@@ -142,7 +142,7 @@ def make(n):
                 'clean -fd' % (src, src))
         return src
     base = str(ex['base'])
-    subprocess.check_call([os.path.join(TOP, 'vm', 'tree.sh'), base])
+    subprocess.check_call([os.path.join(TOP, 'vm', 'build', 'tree.sh'), base])
     base_src = (os.path.join(BUILD, 'src', 'linux') if base == '0' else
                 os.path.join(stage_dir(base), 'src'))
     tmp = src + '.tmp'

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/tree.sh K: make sure stage K's kernel source tree exists and matches
+# vm/build/tree.sh K: make sure stage K's kernel source tree exists and matches
 # its inputs (the tarball and patches/1..K).
 #
 # The tarball is extracted once into build/src/linux and never touched again.

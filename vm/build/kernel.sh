@@ -1,13 +1,13 @@
 #!/bin/sh
-# vm/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
+# vm/build/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
 # the kernel's gdb helpers, what M= module builds need) in
 # build/stage-K/obj, unless nothing changed.
-# vm/kernel.sh --built K: only say (exit status) whether it is up to date.
-# vm/kernel.sh eN: build lab N's exercise, the learner's tree (vm/lib.sh's
+# vm/build/kernel.sh --built K: only say (exit status) whether it is up to date.
+# vm/build/kernel.sh eN: build lab N's exercise, the learner's tree (vm/build/lib.sh's
 # stage_src eN), incrementally.
 #
-# Inputs: the stage's source tree (tarball + patches), vm/kernel.config,
-# this script and the compiler wrapper vm/cc.
+# Inputs: the stage's source tree (tarball + patches), vm/build/kernel.config,
+# this script and the compiler wrapper vm/build/cc.
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ only_ask=
 k=${1:?usage: kernel.sh [--built] STAGE}
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
-fragment=$TOP/vm/kernel.config
+fragment=$TOP/vm/build/kernel.config
 case $k in
 e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	# dependencies decide what to rebuild (a one-file change: seconds).
@@ -25,7 +25,7 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
 *)	key=$(printf '%s %s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
-		"$(sha256sum < "$TOP/vm/cc")" | sha256sum | cut -c1-16) ;;
+		"$(sha256sum < "$TOP/vm/build/cc")" | sha256sum | cut -c1-16) ;;
 esac
 
 built() {
@@ -61,7 +61,7 @@ case $k in
 e*)	what="lab ${k#e}'s exercise kernel" ;;
 *)	what="stage $k's kernel"
 	built && exit 0
-	"$TOP/vm/tree.sh" "$k" ;;
+	"$TOP/vm/build/tree.sh" "$k" ;;
 esac
 # Reconfigure when the fragment changed, and only then: a new .config
 # makes Kbuild rebuild everything.
@@ -75,11 +75,11 @@ mkdir -p "$obj"
 kmake() { kernel_make "$src" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 
 if [ ! -f "$obj/.config" ]; then
-	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/kernel.config)" \
+	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/build/kernel.config)" \
 		kernel_config "$src" "$obj" "$fragment"
 	# Kconfig silently drops an option whose dependencies are unmet.
 	missing=$(config_missing "$obj/.config" "$fragment")
-	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/kernel.config (unmet dependencies?):$missing"
+	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/build/kernel.config (unmet dependencies?):$missing"
 	echo "$config_key" > "$obj/config.key"
 fi
 # modules_prepare: so that a module (the checks' vermagic probe, a lab's

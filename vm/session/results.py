@@ -3,7 +3,7 @@
 - Records: JSON lines. Code inside gdb (graders, the checks' probes, lab
   4's watchpoint) calls emit(); each record is one JSON object with a
   "kind". The host reads them back with read(). emit() appends to the
-  file named by $KS_RESULTS, which vm/session.py sets for every gdb it
+  file named by $KS_RESULTS, which vm/session/session.py sets for every gdb it
   runs; with no such file (gdb run by hand) the record is printed.
 - Tables: tab-separated values under a header line of column names (the
   experiments' rows, which plots and checks read by name).
@@ -66,7 +66,7 @@ def read_table(path):
 
 
 if __name__ == '__main__':
-    # For shell scripts: python3 vm/results.py TABLE COLUMN prints that
+    # For shell scripts: python3 vm/session/results.py TABLE COLUMN prints that
     # column's cells, one per row.
     import sys
     for row in read_table(sys.argv[1]):

@@ -1,13 +1,13 @@
 #!/bin/sh
-# vm/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
-# busybox-static:i386 and its /bin/sh link, vm/init (which makes the other
+# vm/build/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
+# busybox-static:i386 and its /bin/sh link, vm/guest/init (which makes the other
 # applet links in the guest), the C guest programs from vm/guest/
 # (gcc -m32 -static), each lab's guest script as /labs/N/guest.sh, and the
 # checks' guest scripts as /tests/NAME.sh. The archive is made with the
 # kernel's own gen_init_cpio, which can create /dev/console without root.
 #
 # Nothing here runs an i386 program: the host may have no IA32 emulation.
-# vm/check-initramfs.py reads the finished archive instead, and a guest
+# vm/build/check-initramfs.py reads the finished archive instead, and a guest
 # that could not start (no /init, no /bin/sh, no usable busybox) stops the
 # build here, naming what is missing, rather than panicking at boot.
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +20,7 @@ flock 8
 work=$out.d
 busybox=$BUILD/deps/busybox/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"
-[ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/tree.sh" 0
+[ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/build/tree.sh" 0
 
 rm -rf "$work"
 mkdir -p "$work/bin"
@@ -34,7 +34,7 @@ done
 		echo "dir $d 0755 0 0"
 	done
 	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "file /init $TOP/vm/init 0755 0 0"
+	echo "file /init $TOP/vm/guest/init 0755 0 0"
 	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "slink /bin/sh /bin/busybox 0777 0 0"
 	for prog in "$work"/bin/*; do
@@ -56,7 +56,7 @@ done
 # to make a broken image on purpose).
 [ -z "${INITRAMFS_LIST_HOOK:-}" ] || sh -c "$INITRAMFS_LIST_HOOK" hook "$work/list"
 "$work/gen_init_cpio" "$work/list" > "$out.tmp"
-if ! python3 "$TOP/vm/check-initramfs.py" "$out.tmp"; then
+if ! python3 "$TOP/vm/build/check-initramfs.py" "$out.tmp"; then
 	rm -f "$out.tmp"
 	die "the initramfs would not start a guest (above); nothing was written to $out"
 fi

@@ -1,17 +1,17 @@
 #!/bin/sh
-# vm/setup.sh: first-time set-up on Debian 12, the README's first command.
+# vm/build/setup.sh: first-time set-up on Debian 12, the README's first command.
 # Installs make, then runs 'make deps' (Debian packages, the guest's
 # busybox, lab 6's crash) with root rights: directly in a root shell
 # (where sudo is often not installed), through sudo otherwise.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 if [ "$(id -u)" = 0 ]; then
 	as_root() { "$@"; }
 elif command -v sudo >/dev/null; then
 	as_root() { sudo "$@"; }
 else
-	echo "setup.sh: error: installing Debian packages needs root, and sudo is not installed. Run this as root (su -c 'sh vm/setup.sh'), then run the labs as yourself." >&2
+	echo "setup.sh: error: installing Debian packages needs root, and sudo is not installed. Run this as root (su -c 'sh vm/build/setup.sh'), then run the labs as yourself." >&2
 	exit 1
 fi
 

@@ -5,8 +5,8 @@ Everything that boots a stage goes through Guest: `make lab`, `make grade`,
 the checks.
 
     with Guest(stage, script='/labs/3/guest.sh', halted=True) as guest:
-        run = guest.gdb(['-x', 'labs/3/grade.py'], timeout=120)
-        run.output, run.rc, run.records     # records: vm/results.py
+        run = guest.gdb(['-x', 'labs/3/grade.py'])
+        run.output, run.rc, run.records     # records: vm/session/results.py
 
 A guest has a run folder of its own, build/run/STAGE-PID-N, holding:
   serial.log       the guest's console (the kernel's own words)
@@ -37,11 +37,13 @@ import time
 
 import postmortem
 import results
-
-TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))
+from facts import TOP
 BUILD = os.path.join(TOP, os.environ.get('BUILD') or 'build')
 READY_MARKER = 'KSTACK-READY'
+DONE_MARKER = 'KSTACK-DONE'     # vm/guest/init's last line: status=N
+# Seconds a gdb run, a lab's first stop or a grader may take (LAB_TIMEOUT
+# and KS_GRADE_TIMEOUT change the last two).
+TIMEOUT = 120
 PROG = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else 'ks'
 
 
@@ -53,7 +55,7 @@ EXERCISES = os.environ.get('EXERCISES') or os.path.join(BUILD, 'exercises')
 
 
 def stage_dir(k):
-    """A stage's folder; "eN" is lab N's exercise (as in vm/lib.sh)."""
+    """A stage's folder; "eN" is lab N's exercise (as in vm/build/lib.sh)."""
     k = str(k)
     if k.startswith('e'):
         return os.path.join(EXERCISES, k[1:])
@@ -62,6 +64,17 @@ def stage_dir(k):
 
 def stage_obj(k):
     return os.path.join(stage_dir(k), 'obj')
+
+
+GUARD = os.path.join(TOP, 'labs', 'guard.py')
+
+
+def lab_scripts(lab, script=None):
+    """gdb's arguments that open LAB (facts.lab) as make lab does: the
+    guard first (labs/guard.py: a death is caught wherever it comes),
+    then SCRIPT, by default the lab's own lab.gdb (an exercise's, if it
+    has one); a grader is its own SCRIPT, and sources lab.gdb itself."""
+    return ['-x', GUARD, '-x', script or lab['gdb']]
 
 
 def elf_damaged(path):
@@ -395,7 +408,7 @@ class Guest:
         """WHAT went wrong, with the reason the run's logs give: the
         post-mortem gdb wrote where the kernel died or hung (postmortem.txt,
         labs/guard.py), else the kernel's own words from the console, its
-        EIP and call trace as file:line (vm/postmortem.py)."""
+        EIP and call trace as file:line (vm/session/postmortem.py)."""
         lines = ['%s: %s' % (PROG, what)]
         try:
             with open(self.path('qemu-debug.log')) as f:
@@ -459,7 +472,7 @@ class Guest:
         if self.alive():
             self.qemu.terminate()
 
-    def monitor(self, command, timeout=120):
+    def monitor(self, command, timeout=TIMEOUT):
         """Run a QEMU monitor command; its answer."""
         import socket
         s = socket.socket(socket.AF_UNIX)
@@ -484,8 +497,17 @@ class Guest:
     # -- gdb --------------------------------------------------------------
 
     def gdb_argv(self, args):
-        return [os.path.join(TOP, 'vm', 'gdb.sh'), str(self.stage),
-                str(self.port)] + list(args)
+        """gdb on this guest: its stage's vmlinux, attached to its gdbstub,
+        with the kernel's lx-* helpers auto-loaded (the safe path covers
+        the build folder, so no ~/.gdbinit is needed) and the project's
+        gdb-scripts/load.py; then ARGS (-batch, scripts), before the
+        file."""
+        return ['gdb', '-q', '-nx',
+                '-iex', 'add-auto-load-safe-path %s' % BUILD,
+                '-iex', 'set confirm off', '-iex', 'set pagination off',
+                '-ex', 'source %s' % os.path.join(TOP, 'gdb-scripts', 'load.py'),
+                '-ex', 'target remote 127.0.0.1:%d' % self.port] + list(args) + [
+                    os.path.join(stage_obj(self.stage), 'vmlinux')]
 
     def _gdb_env(self, env):
         self.gdb_runs += 1
@@ -493,7 +515,7 @@ class Guest:
         return dict(os.environ, KS_RUN=self.run, KS_RESULTS=records,
                     **(env or {})), records
 
-    def gdb(self, args, timeout=120, env=None, guarded=False):
+    def gdb(self, args, timeout=TIMEOUT, env=None, guarded=False):
         """gdb in batch mode on this guest, running ARGS (-x FILE, -ex
         CMD...); a GdbRun. A gdb still running after TIMEOUT seconds is
         ended (rc 124); GUARDED (ARGS load labs/guard.py): it is first

@@ -1,11 +1,11 @@
 #!/bin/sh
-# vm/modules.sh K: build the lab modules (vm/modules/*.c) against stage K's
+# vm/build/modules.sh K: build the lab modules (vm/guest/modules/*.c) against stage K's
 # kernel and pack them as build/stage-K/modules.cpio (/lib/modules/*.ko),
-# which vm/session.py appends to the initramfs of every stage-K guest. Modules
+# which vm/session/session.py appends to the initramfs of every stage-K guest. Modules
 # are per stage: each must match its kernel's vermagic. They are loaded in
 # the guest only.
 #
-# Inputs: the stage's kernel (its kernel.stamp), vm/modules/ and this
+# Inputs: the stage's kernel (its kernel.stamp), vm/guest/modules/ and this
 # script; their fingerprint is written to modules.stamp last.
 . "$(dirname "$0")/lib.sh"
 
@@ -13,7 +13,7 @@ k=${1:?usage: modules.sh STAGE}
 obj=$(stage_obj "$k")
 out=$(stage_dir "$k")/modules
 [ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
-key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/modules/*; cat "$0"; } | sha256sum | cut -c1-16)
+key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$0"; } | sha256sum | cut -c1-16)
 # The stamp vouches for the archive only while it has the size it was
 # made with: one cut short is made again.
 built() {
@@ -27,7 +27,7 @@ built && exit 0
 echo "stage $k's modules|$out/build.log" > "$BUILD/.build.what"
 rm -rf "$out" "$out.cpio"
 mkdir -p "$out/src" "$out/root/lib/modules"
-cp "$TOP"/vm/modules/* "$out/src/"
+cp "$TOP"/vm/guest/modules/* "$out/src/"
 kmake() { kernel_make "$(stage_src "$k")" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 # Module.symvers (the kernel's exported symbols) comes from the kernel's
 # own `make modules`; without it modpost cannot check the modules' symbols.

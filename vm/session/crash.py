@@ -4,7 +4,7 @@ The dump (build/stage-K/vmcore) is made once per kernel: boot stage K
 with lab 6's workload (labs/6/guest.sh: a stack overflow that panics),
 wait for the panic, and have QEMU write the guest's memory as an ELF core
 (monitor: dump-guest-memory). crash is Debian's i386 build, unpacked into
-the build cache by vm/deps.sh. It runs under QEMU's user-mode emulator
+the build cache by vm/build/deps.sh. It runs under QEMU's user-mode emulator
 (qemu-i386) on every host, whether or not the host's kernel can run i386
 programs itself: one path for every machine.
 
@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 
-from session import BUILD, Guest, GuestError, say, stage_dir, stage_obj
+from session import BUILD, TIMEOUT, Guest, GuestError, say, stage_dir, stage_obj
 
 CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
 ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',
@@ -46,7 +46,7 @@ def dump(stage):
         with Guest(stage, '/labs/6/guest.sh', append='panic=0') as guest:
             say('stage %s: waiting for lab 6\'s panic (serial log: %s)'
                 % (stage, guest.path('serial.log')))
-            m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', 120)
+            m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', TIMEOUT)
             say('stage %s: %s' % (stage, m.group(0)))
             # panic() prints its last line once it has stopped the other
             # CPUs: a dump taken earlier catches them still running.
@@ -67,7 +67,7 @@ def dump(stage):
 def command(stage, quiet=True, vmcore=None):
     """The command line that opens stage STAGE's dump with crash (QUIET:
     no banner, for a batch of commands); VMCORE: another dump of that
-    kernel (a hung lab's, which vm/ks keeps in its run folder)."""
+    kernel (a hung lab's, which vm/session/ks keeps in its run folder)."""
     if not os.access(CRASH, os.X_OK):
         raise GuestError("crash is not in the build cache: run 'make deps'")
     if not shutil.which('qemu-i386'):

@@ -5,17 +5,24 @@
 set -eu
 
 # Scripts live below the top (vm/, labs/N/, tests/checks/): the top is the
-# nearest folder up from the script that holds vm/lib.sh. make exports TOP
+# nearest folder up from the script that holds vm/build/lib.sh. make exports TOP
 # for the one-liners it runs with sh -c.
 top_of() {
 	d=$(cd "$(dirname "$1")" && pwd)
-	while [ ! -f "$d/vm/lib.sh" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
+	while [ ! -f "$d/vm/build/lib.sh" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
 	echo "$d"
 }
 TOP=${TOP:-$(top_of "$0")}
 BUILD=${BUILD:-$TOP/build}
+# Where the project's Python modules are, for every Python program the
+# scripts and make run (gdb's side: gdb-scripts/load.py): the session
+# layer, the labs' grading helpers, the checks' helpers, the book's.
+case :${PYTHONPATH:-}: in
+*:$TOP/vm/session:*) ;;
+*) PYTHONPATH=$TOP/vm/session:$TOP/labs:$TOP/tests:$TOP/book${PYTHONPATH:+:$PYTHONPATH} ;;
+esac
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-export TOP BUILD
+export TOP BUILD PYTHONPATH
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
@@ -105,14 +112,14 @@ run_logged() {
 
 # build_lock: one kernel build at a time per build folder (two `make lab`
 # in one clone may start together). The second waits for the first, then
-# finds its work done. Children inherit the lock through KSTACK_LOCKED.
+# finds its work done. Children inherit the lock through KS_LOCKED.
 # Callers check their stamp first: what is already built never waits.
 build_lock() {
-	[ -z "${KSTACK_LOCKED:-}" ] || return 0
+	[ -z "${KS_LOCKED:-}" ] || return 0
 	mkdir -p "$BUILD"
 	exec 9> "$BUILD/.build.lock"
 	flock -n 9 || _wait_for_build
-	export KSTACK_LOCKED=1
+	export KS_LOCKED=1
 }
 
 # _wait_for_build: another process builds (a build ahead, say): wait for
@@ -154,7 +161,7 @@ kernel_make() {
 	CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 \
 		CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		make -C "$src" O="$obj" ARCH=i386 CC="$TOP/vm/cc" "$@"
+		make -C "$src" O="$obj" ARCH=i386 CC="$TOP/vm/build/cc" "$@"
 }
 
 # kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with

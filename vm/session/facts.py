@@ -5,14 +5,15 @@
 - labs/N/lab.toml: what lab N runs (its stage, gdb or crash, the guest's
   workload) and the questions of its answers file.
 
-Plain Python with no gdb in it: vm/ks, the graders (inside gdb and out),
+Plain Python with no gdb in it: vm/session/ks, the graders (inside gdb and out),
 the checks, the experiments and the book all import it.
 """
 import os
 import tomllib
 
-TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))
+# The project's top folder: this file is TOP/vm/session/facts.py.
+TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 
 
 class Unknown(Exception):
