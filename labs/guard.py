@@ -206,8 +206,9 @@ and the guard has said why."""
 
     def invoke(self, arg, from_tty):
         # Every lab steps the same way: step and next walk 2.6's do_IRQ
-        # path (gdb-scripts/stepirq.py).
-        import stepirq  # noqa: F401
+        # path (gdb-scripts/stepirq.py, whose hooks name it in gdb's own
+        # Python namespace).
+        gdb.execute('python import stepirq')
         location, _, condition = arg.partition(' if ')
         location = location.strip()
         if location.startswith('-boot '):
