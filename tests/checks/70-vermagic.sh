@@ -30,7 +30,7 @@ if [ ! -f "$inter/src.done" ]; then
 	mkdir -p "$inter"
 	cp -al "$PRISTINE" "$inter/src"
 	for p in $(stage_patches 2) "$option_patch"; do
-		patch -p1 -d "$inter/src" --fuzz=0 --no-backup-if-mismatch < "$p" >&2
+		"$TOP/vm/build/apply-patch.sh" "$inter/src" "$p" >&2
 	done
 	touch "$inter/src.done"
 fi
