@@ -17,9 +17,9 @@ export TOP BUILD ACCEL CPUS MEM JOBS
 .NOTPARALLEL:
 .DEFAULT_GOAL := help
 
-STAGES = $(shell TOP=$(CURDIR) sh -c '. vm/build/lib.sh; stages')
+STAGES = $(shell vm/build/info.sh stages)
 # The Python programs make runs find the project's modules (vm/build/lib.sh).
-export PYTHONPATH := $(shell TOP=$(CURDIR) sh -c '. vm/build/lib.sh; echo "$$PYTHONPATH"')
+export PYTHONPATH := $(shell vm/build/info.sh pythonpath)
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
@@ -60,14 +60,14 @@ check-lab:
 	@vm/session/ks valid "$(N)"
 
 check-stage:
-	@sh -c '. vm/build/lib.sh; valid_stage "$(N)" || die "unknown stage N=$(N); stages: $$(stages | tr "\n" " ")"'
+	@vm/build/info.sh valid-stage "$(N)"
 
 # A stage's kernel, then the lab modules built against it (vm/guest/modules/).
 kernel: check-stage deps
-	@vm/build/kernel.sh $(N) && vm/build/modules.sh $(N)
+	@vm/build/stage.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES); do vm/build/kernel.sh $$k && vm/build/modules.sh $$k || exit 1; done
+	@for k in $(STAGES); do vm/build/stage.sh $$k || exit 1; done
 
 $(BUSYBOX):
 	@vm/build/deps.sh

@@ -94,9 +94,10 @@ def lab4(results, out):
 def lab5(results, out):
     """Threads at 8K and 4K, with free memory whole and cut into pages,
     both panels on one scale."""
-    runs = {int(r['thread_size']): r
+    runs = {int(r['stage']): r
             for r in read_table(os.path.join(results, 'lab5-memory.tsv'))}
-    big, small = runs[8192], runs[4096]
+    stages = facts.lab(5)['experiment_stages']     # 8K, then 4K
+    big, small = runs[stages[0]], runs[stages[-1]]
     panels = (('until 8 MB are left free', 'threads'),
               ('free memory cut into single pages', 'threads_fragmented'))
     values = [int(r[col]) for _, col in panels for r in (big, small)]

@@ -34,6 +34,7 @@ from datetime import datetime, timezone
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import crash
+from layout import WIDTH, WRAP_MARK  # a longer line is broken, continued two spaces in
 import facts
 from session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
 
@@ -41,11 +42,6 @@ OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
 # What draws a figure at the end of a lab's walk.
 FIGURE_OF = {2: os.path.join(HERE, 'stackfig.py')}
-# A transcript line fits across the PDF's page in this many characters
-# (book/workbook-theme.yml's code font); a longer one is broken, the
-# break marked, and continued two spaces in.
-WIDTH = 86
-WRAP_MARK = '\u21a9'
 # What crash's batch output gets before each command, to be replaced by
 # its prompt.
 CRASH_MARK = '@@ks-command@@ '

@@ -1,6 +1,13 @@
 # Reading the guest's state from gdb, for the labs' graders (labs/N/
 # grade.py), which vm/session/ks runs in gdb batch mode against a fresh guest of
-# the lab's stage. Checks and answers are labs/gradelib.py's.
+# the lab's stage, and for the checks' gdb-side probes (tests/gdb/).
+# Checks and answers are labs/gradelib.py's.
+#
+# These readers stay apart from gdb-scripts/kstack on purpose: the graders
+# and probes judge what the ks- commands say, so they read the guest with
+# plain gdb expressions and the kernel's own lx- helpers, never with the
+# code under test. (kstack has its own cpu, word, thread_size and
+# irq_stack for its commands.)
 import os
 import re
 
@@ -80,11 +87,16 @@ MAX_HITS = 400
 NONE = 'none in %d stops' % MAX_HITS   # what a grader got when continue_to failed
 
 
-def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None):
+def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None,
+                cpu_nr=None):
     """Continue until LOCATION is hit where ACCEPT() holds; True if so.
     CONDITION, a gdb expression, filters the hits in gdb itself (no stop
-    reaches Python where it is false: many more hits cost little)."""
+    reaches Python where it is false: many more hits cost little); CPU_NR
+    keeps them to one CPU."""
     bp = gdb.Breakpoint(location, internal=True)
+    if cpu_nr is not None:
+        condition = '$_thread == %d' % (cpu_nr + 1) + (
+            ' && (%s)' % condition if condition else '')
     if condition:
         bp.condition = condition
     try:
@@ -97,10 +109,21 @@ def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None
         bp.delete()
 
 
-def interrupted_kernel_task_stack():
-    """The current interrupt came from kernel code on the current task's
-    stack (not from user mode, not from a softirq on its own stack)."""
-    c = cpu()
+def per_cpu(name, cpu_nr):
+    """Per-CPU variable NAME on CPU_NR, as a number; None if the kernel
+    lacks it."""
+    try:
+        return val('$lx_per_cpu("%s", %d)' % (name, cpu_nr))
+    except gdb.error:
+        return None
+
+
+def interrupted_kernel_task_stack(cpu_nr=None):
+    """The current interrupt (on CPU_NR, by default the selected CPU's)
+    came from kernel code on the current task's stack: not from user
+    mode, where 6.1 does not switch stacks, and not from a softirq on its
+    own stack. Only such interrupts tell the stages apart."""
+    c = cpu() if cpu_nr is None else cpu_nr
     try:                       # at common_interrupt: its argument
         regs = val('regs')
     except gdb.error:          # deeper: what __common_interrupt saved
@@ -109,6 +132,13 @@ def interrupted_kernel_task_stack():
         return False
     stack = int(current(c)['stack'])
     return stack <= regs < stack + val('sizeof(init_stack)')
+
+
+def ordinary_interrupt():
+    """An interrupt of kernel code on an ordinary task's stack (not dd's,
+    which labs 3 and 4 send deep on purpose)."""
+    return (interrupted_kernel_task_stack() and
+            current(cpu())['comm'].string() != 'dd')
 
 
 def word(addr):

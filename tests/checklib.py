@@ -15,6 +15,7 @@ os.environ['TOP'] = TOP                     # vm/ modules read it too
 import facts                                 # noqa: F401
 import results                               # noqa: F401
 from session import BUILD, TIMEOUT, Guest, GuestError  # noqa: F401
+from layout import WIDTH, WRAP_MARK
 
 CHECK = os.path.join(BUILD, 'check')         # this run's logs and tables
 PROBES = os.path.join(TOP, 'tests', 'gdb')   # the gdb-side probes
@@ -73,7 +74,7 @@ def record(run, kind):
     return found[0] if found else None
 
 
-def fit(lines, width=86):
+def fit(lines, width=WIDTH):
     """LINES broken to the PDF's width for the workbook, each break
     marked as the transcripts mark theirs, and the build folder's path
     said as a learner's clone says it (build/...)."""
@@ -82,7 +83,7 @@ def fit(lines, width=86):
         line = line.replace(BUILD + '/', 'build/')
         while len(line) > width:
             cut = line.rfind(' ', width // 2, width - 1) + 1 or width - 1
-            fitted.append(line[:cut] + '\u21a9')
+            fitted.append(line[:cut] + WRAP_MARK)
             line = '        ' + line[cut:]
         fitted.append(line)
     return fitted

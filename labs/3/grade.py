@@ -7,9 +7,9 @@ import gdb
 
 import facts
 from session import TOP, stage_obj
-from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
-                     interrupted_kernel_task_stack, irq_stack, run, stack_kind,
-                     start_lab, thread_size, val, word)
+from gdbutil import (NONE, continue_to, cpu, current, entry_cost, irq_stack,
+                     ordinary_interrupt, run, stack_kind, start_lab, thread_size,
+                     val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
 
@@ -21,12 +21,6 @@ MAGIC = facts.kernel()['stack_end_magic']
 WARN = STAGE['warning_line']
 INTERRUPTS = 10    # interrupts to measure the room left over
 
-
-def ordinary():
-    """An interrupt of kernel code on an ordinary task's stack (not dd's,
-    which the workload sends deep on purpose)."""
-    return (interrupted_kernel_task_stack() and
-            current(cpu())['comm'].string() != 'dd')
 
 
 @test('break do_IRQ stops at common_interrupt')
@@ -60,8 +54,8 @@ def no_choice():
 def ordinary_stop():
     # The lab's first stop may have caught one that came while a softirq
     # ran on the softirq stack, or one from user mode.
-    if not ordinary():
-        expect_true(continue_to('common_interrupt', ordinary),
+    if not ordinary_interrupt():
+        expect_true(continue_to('common_interrupt', ordinary_interrupt),
                     'a stop in common_interrupt', 'an interrupt of kernel code '
                     'on a task stack other than dd\'s', NONE)
     return '%s on CPU %d' % (current(cpu())['comm'].string(), cpu())
@@ -88,7 +82,7 @@ def least_room():
     # While dd waits deep in its stack, every serial interrupt lands on
     # dd (a storm of reports, each raising the next): then fewer come.
     rooms = []
-    while len(rooms) < INTERRUPTS and continue_to('common_interrupt', ordinary):
+    while len(rooms) < INTERRUPTS and continue_to('common_interrupt', ordinary_interrupt):
         rooms.append(val('$sp') - int(current(cpu())['stack']))
     expect_true(rooms, 'interrupts of kernel code on a task stack other than '
                 'dd\'s', 'one or more', NONE)
@@ -123,7 +117,7 @@ def quiet_room():
     # check_stack_overflow() warns when esp, read in __handle_irq(), is
     # under the line: the interrupted esp must be the line plus the
     # entry's cost above the stack's bottom for it to stay quiet.
-    expect_true(continue_to('__handle_irq', ordinary), 'a stop in __handle_irq',
+    expect_true(continue_to('__handle_irq', ordinary_interrupt), 'a stop in __handle_irq',
                 'an interrupt of kernel code on a task stack other than dd\'s',
                 NONE)
     cost = expect_in(entry_cost(cpu()), val('sizeof(struct pt_regs)'), 1024,

@@ -25,7 +25,7 @@ import results
 from session import BUILD, DONE_MARKER, Guest, GuestError
 
 DESCENTS = (('frames', 25), ('room', 300))
-STAGES = (1, 2, 3)
+STAGES = facts.lab(4)['experiment_stages']
 COLUMNS = ('stage', 'descent', 'thread_size', 'frames', 'bytes_left',
            'device_interrupts', 'checks_fired', 'check_stack', 'end_magic',
            'overwritten_by', 'via', 'bytes_below_changed',

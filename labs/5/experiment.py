@@ -20,7 +20,7 @@ import facts
 import results
 from session import BUILD, Guest, GuestError
 
-STAGES = (2, 3)
+STAGES = facts.lab(5)['experiment_stages']     # 8K, then 4K
 COLUMNS = ('stage', 'thread_size', 'threads', 'kernel_stack_per_thread_kb',
            'threads_ended_by', 'threads_fragmented', 'fragmented_ended_by',
            'buddyinfo_fragmented')
@@ -89,11 +89,14 @@ def experiment(k, log):
 
 
 def ratios(rows):
-    """4K stacks' threads over 8K stacks', in whole and fragmented memory."""
-    by_size = {r['thread_size']: r for r in rows}
-    big, small = by_size[8192], by_size[4096]
-    return (small['threads'] / big['threads'],
-            small['threads_fragmented'] / big['threads_fragmented'])
+    """4K stacks' threads over 8K stacks' (the last stage's over the
+    first's), in whole and in fragmented memory: (plain, fragmented).
+    ROWS as this script writes them, or as results.read_table reads
+    them back (check 87)."""
+    by_stage = {int(r['stage']): r for r in rows}
+    big, small = by_stage[STAGES[0]], by_stage[STAGES[-1]]
+    return tuple(int(small[c]) / int(big[c])
+                 for c in ('threads', 'threads_fragmented'))
 
 
 def text(rows, setup):

@@ -22,7 +22,7 @@ done
 
 # The stages the project at TOP makes from TOP/patches (vm/build/lib.sh), and
 # those its vm/stages.toml describes (read by vm/session/facts.py).
-made_stages() { TOP=$1 sh -c '. "$TOP/vm/build/lib.sh"; stages' | tr '\n' ' ' | sed 's/ $//'; }
+made_stages() { TOP=$1 "$1/vm/build/info.sh" stages | tr '\n' ' ' | sed 's/ $//'; }
 table_stages() {
 	TOP=$1 python3 -c 'import facts
 print(*sorted(facts.stages()))'
@@ -38,7 +38,7 @@ fi
 fake=$BUILD/check/extra-stage
 rm -rf "$fake"
 mkdir -p "$fake/vm/build"
-cp "$TOP/vm/build/lib.sh" "$fake/vm/build/"
+cp "$TOP/vm/build/lib.sh" "$TOP/vm/build/info.sh" "$fake/vm/build/"
 cp "$TOP/vm/stages.toml" "$fake/vm/"
 cp -r "$TOP/patches" "$fake/patches"
 extra=$(( $(echo "$made" | tr ' ' '\n' | tail -n 1) + 1 ))

@@ -40,7 +40,7 @@ rm -rf "$tree"
 cp -al "$PRISTINE" "$tree"
 for p in $(stage_patches "$last"); do
 	name=${p#"$TOP"/patches/}
-	out=$(patch -p1 -d "$tree" --fuzz=0 --no-backup-if-mismatch -r - < "$p" 2>&1) || true
+	out=$("$TOP/vm/build/apply-patch.sh" "$tree" "$p" 2>&1) || true
 	echo "$name: $out" >&2
 	if echo "$out" | grep -Eq 'FAILED|fuzz|offset|malformed|Reversed'; then
 		not_ok "applies exactly: $name"

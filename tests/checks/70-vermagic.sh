@@ -30,15 +30,15 @@ if [ ! -f "$inter/src.done" ]; then
 	mkdir -p "$inter"
 	cp -al "$PRISTINE" "$inter/src"
 	for p in $(stage_patches 2) "$option_patch"; do
-		patch -p1 -d "$inter/src" --fuzz=0 --no-backup-if-mismatch < "$p" >&2
+		"$TOP/vm/build/apply-patch.sh" "$inter/src" "$p" >&2
 	done
 	touch "$inter/src.done"
 fi
 mkdir -p "$inter/obj"
-kmake "$inter/src" "$inter/obj" tinyconfig >&2
-"$inter/src/scripts/kconfig/merge_config.sh" -m -O "$inter/obj" "$inter/obj/.config" "$TOP/vm/build/kernel.config" >&2
-echo CONFIG_4KSTACKS=y >> "$inter/obj/.config"
-kmake "$inter/src" "$inter/obj" olddefconfig >&2
+# Configured as every stage is (vm/build/lib.sh's kernel_config), with the
+# option set on top of the lab's fragment.
+{ cat "$TOP/vm/build/kernel.config"; echo CONFIG_4KSTACKS=y; } > "$inter/fragment.config"
+kernel_config "$inter/src" "$inter/obj" "$inter/fragment.config" >&2
 kmake "$inter/src" "$inter/obj" -j"$JOBS" modules_prepare >&2
 
 with_option=$(vermagic "$inter/src" "$inter/obj")

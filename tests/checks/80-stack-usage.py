@@ -16,6 +16,18 @@ from session import DONE_MARKER
 from checklib import (CHECK, Guest, GuestError, expect, facts, log,
                       not_ok, results, stages)
 
+def plausible(left, ts, line):
+    """The least bytes LEFT on a TS-byte stack says the workload ran (over
+    1 KiB used) and stayed above the warning LINE."""
+    return left is not None and line <= left <= ts - 1024
+
+
+# The bound can fail: no report, a stack barely used, one under the line.
+expect(not plausible(None, 4096, 528) and not plausible(4000, 4096, 528) and
+       not plausible(500, 4096, 528) and plausible(2000, 4096, 528),
+       'the bound fails no report, 96 bytes used, 500 left under a 528-byte '
+       'line, and passes 2000 left')
+
 rows = []
 for k in stages():
     ts = facts.stage(k)['thread_size']
@@ -52,7 +64,7 @@ for k in stages():
     # well over 1 KiB, and an ordinary workload stays above the line of
     # the IRQ-entry check (a deeper one would have warned).
     line = facts.stage(k)['warning_line']
-    expect(left is not None and line <= left <= ts - 1024,
+    expect(plausible(left, ts, line),
            'stage %d: deepest task stack use %s of %d bytes (%s left): over '
            '1 KiB, above the %d-byte warning line'
            % (k, None if left is None else ts - left, ts, left, line),

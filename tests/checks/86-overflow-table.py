@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-from checklib import BUILD, TOP, expect, log, not_ok, results
+from checklib import BUILD, TOP, expect, facts, log, not_ok, results
 
 experiment = os.path.join(TOP, 'labs', '4', 'experiment.py')
 rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)
@@ -86,10 +86,13 @@ if r:
           'watchpoint stops in descend), dd never returns', r, 'bytes_left',
           'overwritten_by', 'dd_returned')
 # ~300 bytes left: the descent stops above the end at every stage; at
-# least one stage shows an interrupt overwriting the magic even so (the
-# timer ticks 25 times during the wait, but need not land deep enough).
+# least one stage shows an interrupt overwriting the magic even so. That
+# is chance (the local APIC timer must land while dd is deepest), but a
+# likely one: the wait holds dd there for 25 ticks, and in every run of
+# this check so far two or three stages showed it. A run with none fails
+# here, which is what the lab's table would then not show either.
 over = []
-for k in (1, 2, 3):
+for k in facts.lab(4)['experiment_stages']:
     r = row(k, 'room 300')
     if not r:
         continue

@@ -7,6 +7,7 @@
 #   times as many threads as 8K stacks, which need free pairs.
 # The table is read by column name (vm/session/results.py); THREAD_SIZE is
 # vm/stages.toml's.
+import importlib.machinery
 import os
 import subprocess
 import sys
@@ -14,6 +15,9 @@ import sys
 from checklib import BUILD, TOP, expect, facts, log, not_ok, results
 
 experiment = os.path.join(TOP, 'labs', '5', 'experiment.py')
+# Its stages (8K, then 4K) and its ratios: the experiment's own.
+lab5 = importlib.machinery.SourceFileLoader('lab5_experiment', experiment).load_module()
+BIG, SMALL = lab5.STAGES[0], lab5.STAGES[-1]
 rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)
 if rc:
     not_ok('labs/5/experiment.py ran to its end (got: exit %d)' % rc)
@@ -21,13 +25,14 @@ if rc:
 base = os.path.join(BUILD, 'results', 'lab5-memory')
 with open(base + '.log') as f:
     log(f.read().rstrip())
-rows = {int(r['stage']): r for r in results.read_table(base + '.tsv')}
-if sorted(rows) != [2, 3]:
-    not_ok('the table has a row for stage 2 and one for stage 3 (got: stages %s)'
-           % sorted(rows))
+table = results.read_table(base + '.tsv')
+rows = {int(r['stage']): r for r in table}
+if sorted(rows) != sorted(lab5.STAGES):
+    not_ok('the table has a row for each of stages %s (got: stages %s)'
+           % (lab5.STAGES, sorted(rows)))
     sys.exit(0)
 
-for k in (2, 3):
+for k in lab5.STAGES:
     per = float(rows[k]['kernel_stack_per_thread_kb'])
     want = facts.stage(k)['thread_size'] / 1024
     expect(want - 0.2 < per < want + 0.2,
@@ -35,15 +40,16 @@ for k in (2, 3):
            '(seen: %.2f kB)' % (k, want, per))
 
 
-def ratio(column):
-    """Stage 3's (4K) count in COLUMN over stage 2's (8K), and the text."""
-    n8, n4 = int(rows[2][column]), int(rows[3][column])
-    return n4 / n8, '%d / %d threads = %.2f' % (n4, n8, n4 / n8)
+plain, frag = lab5.ratios(table)
 
 
-plain, seen = ratio('threads')
+def shown(column, value):
+    return '%s / %s threads = %.2f' % (rows[SMALL][column], rows[BIG][column], value)
+
+
+seen = shown('threads', plain)
 expect(1.4 <= plain <= 2, '4K stacks fit 1.4 to 2 times the threads of 8K '
        'stacks in the same memory (seen: %s)' % seen)
-frag, seen = ratio('threads_fragmented')
+seen = shown('threads_fragmented', frag)
 expect(frag >= 5, 'with fragmented memory, 4K stacks fit at least 5 times '
        'the threads of 8K stacks (seen: %s)' % seen)

@@ -164,13 +164,23 @@ fi
 # The rendering as a reader sees it (book/rendercheck.py prints its own
 # ok / not ok lines; its log lists the screenshots and pages to look at).
 # A crash before its lines would make its checks vanish: that fails too.
+# crashed RC FILE: rendercheck exited RC without naming a failed check.
+crashed() { [ "$1" != 0 ] && ! grep -q '^not ok - ' "$2"; }
 rc=0
 python3 "$TOP/book/rendercheck.py" "$book" "$book/screens" > "$tmp/render" || rc=$?
 cat "$tmp/render"
-if [ $rc != 0 ] && ! grep -q '^not ok - ' "$tmp/render"; then
+if crashed $rc "$tmp/render"; then
 	not_ok "book/rendercheck.py ran to its end (exit $rc, no failed check named: see the log)"
 elif [ $rc != 0 ]; then
 	echo "book/rendercheck.py: see the lines above and build/book/screens" >&2
+fi
+# ... and a crash is caught: rendercheck on a book that is not there.
+rc=0
+python3 "$TOP/book/rendercheck.py" "$tmp/no-book" "$tmp/no-screens" > "$tmp/render-none" || rc=$?
+if crashed $rc "$tmp/render-none"; then
+	ok "a crash of book/rendercheck.py is a failure, not silence (exit $rc on a missing book)"
+else
+	not_ok "a crash of book/rendercheck.py is a failure, not silence (exit $rc, lines: $(cat "$tmp/render-none"))"
 fi
 # ... and it can fail: an old transcript (gdb's "+cmd" lines, crash's
 # padded comm) and an old figure (860 units wide, 10-unit text: 5.8 pt).

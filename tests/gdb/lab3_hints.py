@@ -17,14 +17,10 @@ import re
 import gdb
 
 import results
-from gdbutil import cpu, current, interrupted_kernel_task_stack, run, stepi_off
+from gdbutil import ordinary_interrupt, run, stepi_off
 
 XCHG = 'xchg   %ebx,%esp'
 
-
-def ordinary():
-    return (interrupted_kernel_task_stack() and
-            current(cpu())['comm'].string() != 'dd')
 
 
 def menu():
@@ -63,7 +59,7 @@ def walk(h):
     # The walk wants an interrupt of kernel code on a task stack: the menu
     # says so, and its `tbreak do_IRQ` hint gets the next one.
     for _ in range(50):
-        if ordinary():
+        if ordinary_interrupt():
             break
         h.run('tbreak do_IRQ')
         h.go('continue')

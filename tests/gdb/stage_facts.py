@@ -27,19 +27,11 @@ import gdb
 from linux import tasks
 
 import results
-from gdbutil import current, run, val
+from gdbutil import (MAX_HITS, continue_to, current, interrupted_kernel_task_stack,
+                     per_cpu, run, val)
 
-MAX_HITS = 400
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-picture', 'ks-stack-use')
-
-
-def per_cpu(name, cpu):
-    """Per-CPU pointer variable NAME on CPU, or None if the kernel lacks it."""
-    try:
-        return val('$lx_per_cpu("%s", %d)' % (name, cpu))
-    except gdb.error:
-        return None
 
 
 def unwind(depth=12):
@@ -71,33 +63,6 @@ def report(handler, cpu):
         said=said)
 
 
-def stop_in(location, cpu, accept):
-    """Continue until LOCATION is hit on CPU in a context ACCEPT likes."""
-    bp = gdb.Breakpoint(location, internal=True)
-    bp.condition = '$_thread == %d' % (cpu + 1)
-    try:
-        for _ in range(MAX_HITS):
-            run('continue')
-            if accept(cpu):
-                return True
-        return False
-    finally:
-        bp.delete()
-
-
-def interrupted_task_code(cpu):
-    # An interrupt from user mode finds the task stack empty, and 6.1 does
-    # not switch stacks for it; one that arrives during softirq processing
-    # interrupts the softirq stack. Only kernel-mode interruptions of the
-    # task's own stack tell the stages apart: the pt_regs that the entry
-    # code pushed (__irq_regs) must lie in the current task's stack.
-    regs = per_cpu('__irq_regs', cpu)
-    if val('((struct pt_regs *)%d)->cs' % regs) & 3:
-        return False
-    stack = int(current(cpu)['stack'])
-    return stack <= regs < stack + val('sizeof(init_stack)')
-
-
 def not_ksoftirqd(cpu):
     # ksoftirqd runs softirqs in task context, on its own stack, at every
     # stage: only softirqs run on the way out of an interrupt count.
@@ -112,9 +77,9 @@ ncpus = val('nr_cpu_ids')
 results.emit('cpus', count=ncpus)
 for cpu in range(ncpus):
     for handler, location, accept in (
-            ('hardirq', 'serial8250_interrupt', interrupted_task_code),
+            ('hardirq', 'serial8250_interrupt', interrupted_kernel_task_stack),
             ('softirq', '__do_softirq', not_ksoftirqd)):
-        if stop_in(location, cpu, accept):
+        if continue_to(location, lambda: accept(cpu), cpu_nr=cpu):
             report(handler, cpu)
         else:
             results.emit('stop', handler=handler, cpu=cpu, seen=False)

@@ -21,16 +21,12 @@
 import gdb
 
 import results
-from gdbutil import (continue_to, cpu, current, interrupted_kernel_task_stack,
-                     irq_stack, run, stepi_off, val)
+from gdbutil import (continue_to, cpu, current, irq_stack, ordinary_interrupt,
+                     run, stepi_off, val)
 
 STEPS = 12
 XCHG = 'xchg %ebx,%esp'
 
-
-def ordinary():
-    return (interrupted_kernel_task_stack() and
-            current(cpu())['comm'].string() != 'dd')
 
 
 def frames():
@@ -65,12 +61,12 @@ def where():
     return '%s:%d' % (name, sal.line)
 
 
-if not ordinary():
-    continue_to('common_interrupt', ordinary)
+if not ordinary_interrupt():
+    continue_to('common_interrupt', ordinary_interrupt)
 run('next')
 results.emit('next', frames=frames())
 
-continue_to('common_interrupt', ordinary)
+continue_to('common_interrupt', ordinary_interrupt)
 c = cpu()
 task_stack = int(current(c)['stack'])
 for n in range(1, STEPS + 1):

@@ -26,8 +26,7 @@ if [ "${1:-}" = --build ]; then
 	[ ! -w /proc/self/autogroup ] || echo 19 > /proc/self/autogroup
 	idle=
 	! chrt --idle 0 true 2>/dev/null || idle='chrt --idle 0'
-	exec $idle nice -n 19 ionice -c 3 sh -c '"$1/vm/build/kernel.sh" "$2" && "$1/vm/build/modules.sh" "$2"' \
-		ahead "$TOP" "$2"
+	exec $idle nice -n 19 ionice -c 3 "$TOP/vm/build/stage.sh" "$2"
 fi
 
 k=${1:?usage: ahead.sh STAGE}

@@ -87,10 +87,8 @@ def git(src, *args):
 def apply(src, patch):
     """Apply PATCH (a path) to SRC as vm/build/tree.sh applies the series:
     exactly, no fuzz."""
-    with open(patch) as f:
-        p = subprocess.run(['patch', '-p1', '-d', src, '--fuzz=0',
-                            '--no-backup-if-mismatch', '-r', '-'], stdin=f,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = subprocess.run([os.path.join(TOP, 'vm', 'build', 'apply-patch.sh'), src, patch],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode:
         raise GuestError('%s does not apply to %s:\n%s' % (
             os.path.relpath(patch, TOP), src, p.stdout.decode(errors='replace')))

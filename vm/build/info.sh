@@ -1,0 +1,15 @@
+#!/bin/sh
+# vm/build/info.sh WHAT: what make asks of the build layer (vm/build/lib.sh),
+# without sourcing it in a one-liner:
+#   stages         the stages patches/ makes, one per line
+#   pythonpath     where the project's Python modules are
+#   valid-stage N  nothing if N is a stage; else a clear error, and exit 1
+. "$(dirname "$0")/lib.sh"
+
+case ${1:-} in
+stages) stages ;;
+pythonpath) echo "$PYTHONPATH" ;;
+valid-stage)
+	valid_stage "${2:-}" || die "unknown stage N=${2:-}; stages: $(stages | tr '\n' ' ')" ;;
+*) die "usage: info.sh stages | pythonpath | valid-stage N" ;;
+esac
