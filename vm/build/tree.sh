@@ -34,7 +34,7 @@ apply_patches() {
 	for p in $(stage_patches "$k"); do
 		name=${p#"$TOP"/}
 		log=$1.patch.log
-		if ! "$TOP/vm/build/apply-patch.sh" "$1" "$p" "$1.rej" > "$log" 2>&1; then
+		if ! "$(dirname "$0")/apply-patch.sh" "$1" "$p" "$1.rej" > "$log" 2>&1; then
 			cat "$log" >&2
 			[ -f "$1.rej" ] && { echo "--- rejected hunks:" >&2; cat "$1.rej" >&2; }
 			ver=$(sed -n 's/^SUBLEVEL = /6.1./p' "$PRISTINE/Makefile")
