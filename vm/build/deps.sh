@@ -67,13 +67,19 @@ fi
 
 # fetch_deb PACKAGE FOLDER: download a Debian package and unpack it into
 # the build cache (nothing is installed).
+# apt downloads as its own user, _apt, which must be able to write the
+# folder: a fresh one under /tmp, given to _apt when root runs this (in
+# the build folder, apt would warn "Download is performed unsandboxed as
+# root" for each package).
 fetch_deb() {
-	dl=$BUILD/deps/download
-	rm -rf "$dl" "$2" "$2.tmp"
-	mkdir -p "$dl"
+	rm -rf "$2" "$2.tmp"
+	dl=$(mktemp -d)
+	[ "$(id -u)" != 0 ] || ! id _apt > /dev/null 2>&1 || chown _apt "$dl"
 	say "fetching $1 into $BUILD/deps"
-	(cd "$dl" && apt-get download -q "$1") ||
+	(cd "$dl" && apt-get download -q "$1") || {
+		rm -rf "$dl"
 		die "could not download $1; if apt says it is unknown, run: sudo apt-get update"
+	}
 	dpkg -x "$dl"/*.deb "$2.tmp"
 	mv "$2.tmp" "$2"
 	rm -rf "$dl"
