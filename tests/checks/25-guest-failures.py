@@ -46,3 +46,12 @@ expect(booted is None and said and 'hung guest' in said,
        'timeout', 'booted: %s; then: %s' % (booted or 'yes', said))
 expect(gone(guest.qemu.pid), 'no QEMU is left after the timeout',
        'QEMU %d still runs' % guest.qemu.pid)
+
+# The verdict can fail: a guest that never comes up (8 MiB: too little
+# for the kernel to reach its console) is not a booted guest that hung.
+os.environ['MEM'] = '8'
+with Guest(0, '/tests/hang.sh') as guest:
+    booted = report(guest, READY_MARKER, 5)
+del os.environ['MEM']
+expect(booted is not None, 'a guest that never booted is not taken for a booted '
+       'one that hung (its ready marker never came)', booted)
