@@ -7,7 +7,8 @@
 #  - three sides of each task's grader, on one guest per lab (the
 #    graders take several files at once, labs/tasklib.py): the untouched
 #    skeleton fails, a failed check saying what it expected and what it
-#    got; the reference solution (labs/k/task/solution.*) passes every
+#    got; the reference solution (labs/k/task/solution.patch on the
+#    skeleton) passes every
 #    check; wrong solutions, each made from the reference by one
 #    plausible mistake, fail, and fail the check that names the mistake
 #    (and, where said, pass the others).
@@ -22,6 +23,7 @@ import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from checklib import BUILD, TOP, expect, facts, fit, log
+import exercise
 
 KS = os.path.join(TOP, 'vm', 'session', 'ks')
 WORK = os.path.join(BUILD, 'task-check')
@@ -212,8 +214,7 @@ for n in TASKS:
     ex = lab['exercise']
     name = os.path.basename(ex['skeleton'])
     folder = lab['folder']
-    with open(os.path.join(folder, ex['solution'])) as f:
-        reference = f.read()
+    reference = exercise.task_reference(n)
     files = {'skeleton': open(os.path.join(folder, ex['skeleton'])).read(),
              'reference': reference}
     for label, what, edits, fails, passes in WRONG[n]:

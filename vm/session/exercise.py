@@ -70,6 +70,22 @@ def make_task(n):
     return mine
 
 
+def task_reference(n):
+    """The text of lab N's reference solution: its skeleton with the
+    task's solution patch applied (labs/N/task/solution.patch), as
+    check 84 grades it."""
+    import tempfile
+    ex = facts.lab(n)['exercise']
+    folder = facts.lab(n)['folder']
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, os.path.basename(ex['skeleton']))
+        with open(os.path.join(folder, ex['skeleton'])) as src, open(path, 'w') as dst:
+            dst.write(src.read())
+        apply(tmp, os.path.join(folder, ex['solution']))
+        with open(path) as f:
+            return f.read()
+
+
 def _run(argv, cwd=None):
     p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
