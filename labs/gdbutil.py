@@ -64,6 +64,14 @@ def start_lab():
     return run('source %s' % facts.lab(lab_number())['gdb'])
 
 
+def stopped_at(function):
+    """Open the lab (start_lab) and check that its stop is FUNCTION's
+    first instruction; the CPU, for the check's line."""
+    start_lab()
+    gradelib.expect(val('$pc'), val('&%s' % function), '$pc')
+    return 'CPU %d' % cpu()
+
+
 def frame_name():
     return gdb.selected_frame().name()
 

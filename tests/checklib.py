@@ -89,6 +89,30 @@ def fit(lines, width=WIDTH):
     return fitted
 
 
+def experiment(n, table):
+    """Run labs/N/experiment.py, log what it read its rows from, and
+    return its rows (build/results/TABLE.tsv, by column name); a failed
+    run is one failed check, and the check ends there."""
+    import subprocess
+    path = os.path.join(TOP, 'labs', str(n), 'experiment.py')
+    rc = subprocess.call([sys.executable, path], stdout=sys.stderr)
+    if rc:
+        not_ok('labs/%d/experiment.py ran to its end (got: exit %d)' % (n, rc))
+        sys.exit(0)
+    base = os.path.join(BUILD, 'results', table)
+    with open(base + '.log') as f:
+        log(f.read().rstrip())
+    return results.read_table(base + '.tsv')
+
+
+def exercises_in(name):
+    """The learners' trees and files of this check: build/NAME, not the
+    learner's build/exercises (vm/session/ks and exercise.py read
+    $EXERCISES)."""
+    os.environ['EXERCISES'] = os.path.join(BUILD, name)
+    return os.environ['EXERCISES']
+
+
 def ks(*args, exercise=True, stdin=b'', env=None):
     """vm/session/ks ARGS as make runs it, EXERCISE=1 (the learner's kernel)
     unless EXERCISE is false; STDIN: what gdb reads (make lab), ENV: more

@@ -4,9 +4,9 @@
 import re
 
 import facts
-from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
+from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, on_current_stack, run,
-                     stack_kind, start_lab, thread_size, val)
+                     stack_kind, thread_size, val)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
 
@@ -16,9 +16,7 @@ HITS = 20          # handler stops to measure the depth over
 
 @test('break do_IRQ stops at common_interrupt')
 def stop():
-    start_lab()
-    expect(val('$pc'), val('&common_interrupt'), '$pc')
-    return 'CPU %d' % cpu()
+    return stopped_at('common_interrupt')
 
 
 @test('task stacks are THREAD_SIZE (vm/stages.toml)', parent=stop)

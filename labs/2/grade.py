@@ -6,8 +6,8 @@ import gdb
 from kstack import switch
 
 import facts
-from gdbutil import (NONE, continue_to, cpu, current, entry_cost,
-                     interrupted_kernel_task_stack, irq_stack, run, start_lab,
+from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost,
+                     interrupted_kernel_task_stack, irq_stack, run,
                      stepi_off, thread_size, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
@@ -32,9 +32,7 @@ def stack_of(addr, c):
 
 @test('break do_IRQ stops at common_interrupt')
 def stop():
-    start_lab()
-    expect(val('$pc'), val('&common_interrupt'), '$pc')
-    return 'CPU %d' % cpu()
+    return stopped_at('common_interrupt')
 
 
 # What this kernel is meant to have: stage 2 both kinds, the exercise's

@@ -7,8 +7,8 @@ import gdb
 
 import facts
 from session import TOP, stage_obj
-from gdbutil import (NONE, continue_to, cpu, current, entry_cost, irq_stack,
-                     ordinary_interrupt, run, stack_kind, start_lab, thread_size,
+from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost, irq_stack,
+                     ordinary_interrupt, run, stack_kind, thread_size,
                      val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
                       run_tests, test)
@@ -25,9 +25,7 @@ INTERRUPTS = 10    # interrupts to measure the room left over
 
 @test('break do_IRQ stops at common_interrupt')
 def stop():
-    start_lab()
-    expect(val('$pc'), val('&common_interrupt'), '$pc')
-    return 'CPU %d' % cpu()
+    return stopped_at('common_interrupt')
 
 
 @test('stacks are one page: THREAD_SIZE as vm/stages.toml says', parent=stop)

@@ -18,14 +18,12 @@
 import os
 import re
 import shutil
-import subprocess
-import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from checklib import BUILD, TOP, expect, facts, fit, log
+import checklib
+from checklib import BUILD, expect, facts, fit
 import exercise
 
-KS = os.path.join(TOP, 'vm', 'session', 'ks')
 WORK = os.path.join(BUILD, 'task-check')
 RESULTS = os.path.join(BUILD, 'results')
 
@@ -89,21 +87,11 @@ WRONG = {
 }
 
 
-def ks(*args, exercise_on=True, task=None, env=None):
-    """vm/session/ks ARGS; (rc, output, seconds)."""
-    env = dict(os.environ, EXERCISES=os.path.join(WORK, 'exercises'),
-               EXERCISE='1' if exercise_on else '0', **(env or {}))
-    env.pop('KS_TASK', None)
-    if task:
-        env['KS_TASK'] = task
-    t0 = time.time()
-    p = subprocess.run([KS] + [str(a) for a in args], env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = p.stdout.decode(errors='replace')
-    took = time.time() - t0
-    log('--- vm/session/ks %s (exit %d, %.0f s):' % (' '.join(map(str, args)),
-                                            p.returncode, took), out.rstrip())
-    return p.returncode, out, took
+def ks(*args, exercise_on=True, task=None):
+    """vm/session/ks ARGS on this check's files (TASK: the files to grade,
+    else the learner's file); (rc, output, seconds)."""
+    return checklib.ks(*args, exercise=exercise_on, env={
+        'EXERCISES': os.path.join(WORK, 'exercises'), 'KS_TASK': task or ''})
 
 
 def checks_of(out, label):

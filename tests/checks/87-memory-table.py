@@ -9,23 +9,15 @@
 # vm/stages.toml's.
 import importlib.machinery
 import os
-import subprocess
 import sys
 
-from checklib import BUILD, TOP, expect, facts, log, not_ok, results
+from checklib import TOP, expect, experiment, facts, not_ok
 
-experiment = os.path.join(TOP, 'labs', '5', 'experiment.py')
 # Its stages (8K, then 4K) and its ratios: the experiment's own.
-lab5 = importlib.machinery.SourceFileLoader('lab5_experiment', experiment).load_module()
+lab5 = importlib.machinery.SourceFileLoader(
+    'lab5_experiment', os.path.join(TOP, 'labs', '5', 'experiment.py')).load_module()
 BIG, SMALL = lab5.STAGES[0], lab5.STAGES[-1]
-rc = subprocess.call([sys.executable, experiment], stdout=sys.stderr)
-if rc:
-    not_ok('labs/5/experiment.py ran to its end (got: exit %d)' % rc)
-    sys.exit(0)
-base = os.path.join(BUILD, 'results', 'lab5-memory')
-with open(base + '.log') as f:
-    log(f.read().rstrip())
-table = results.read_table(base + '.tsv')
+table = experiment(5, 'lab5-memory')
 rows = {int(r['stage']): r for r in table}
 if sorted(rows) != sorted(lab5.STAGES):
     not_ok('the table has a row for each of stages %s (got: stages %s)'

@@ -18,14 +18,11 @@
 import os
 import subprocess
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Before vm/session/session.py is imported: it reads EXERCISES once.
-os.environ['EXERCISES'] = os.path.join(
-    os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
-    'exercise-check')
 import checklib
-from checklib import TOP, expect, facts, fit
+from checklib import TOP, expect, exercises_in, facts, fit
 import exercise
+
+exercises_in('exercise-check')
 
 
 

@@ -25,12 +25,10 @@ import os
 import re
 import subprocess
 
-TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ['EXERCISES'] = os.path.join(
-    os.environ.get('BUILD') or os.path.join(os.path.dirname(TESTS), 'build'),
-    'exercise-check')
-from checklib import BUILD, TOP, expect, facts, fit, ks
+from checklib import BUILD, TOP, expect, exercises_in, facts, fit, ks
 import exercise
+
+exercises_in('exercise-check')
 
 IRQ = 'arch/x86/kernel/irq_32.c'
 

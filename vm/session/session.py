@@ -51,14 +51,13 @@ def say(message):
     print('[%s] %s' % (PROG, message), file=sys.stderr, flush=True)
 
 
-EXERCISES = os.environ.get('EXERCISES') or os.path.join(BUILD, 'exercises')
-
-
 def stage_dir(k):
-    """A stage's folder; "eN" is lab N's exercise (as in vm/build/lib.sh)."""
+    """A stage's folder; "eN" is lab N's exercise (as in vm/build/lib.sh),
+    in $EXERCISES (read at each call: a check points it elsewhere)."""
     k = str(k)
     if k.startswith('e'):
-        return os.path.join(EXERCISES, k[1:])
+        return os.path.join(os.environ.get('EXERCISES') or
+                            os.path.join(BUILD, 'exercises'), k[1:])
     return os.path.join(BUILD, 'stage-%s' % k)
 
 
