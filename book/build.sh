@@ -18,7 +18,7 @@ for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; 
 	n=${f#lab}
 	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.py (make check does)"
 done
-for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution exercise4-skeleton; do
+for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution exercise4-skeleton exercise4-solution; do
 	[ -s "$BUILD/results/$f.txt" ] || die "the book needs $BUILD/results/$f.txt: run tests/checks/88-exercises.py (make check does)"
 done
 for n in 0 1 5 6; do

@@ -1,4 +1,4 @@
-# Grader of lab 5 (stage 3): a thread made by vm/guest/threads gets a
+# Grader of lab 5 (stage 3): a thread made by threads (vm/guest/threads.c) gets a
 # one-page kernel stack with its end magic; what a thread costs besides. Run by vm/session/ks
 # (make grade N=5) in gdb batch mode against a fresh guest; the counts
 # are checked by tests/checks/87-*.

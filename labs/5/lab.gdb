@@ -2,7 +2,7 @@
 # with stage 2's 8K stacks).
 #
 # Loaded by vm/session/ks for make lab (and by the grader, labs/5/grade.py). The guest runs
-# vm/guest/threads, which clones threads until memory runs low. The stop
+# threads (vm/guest/threads.c), which clones threads until memory runs low. The stop
 # is in copy_process(), making the first of them.
 
 ks-lab-stop copy_process if $_streq($lx_per_cpu("current_task")->comm, "threads")

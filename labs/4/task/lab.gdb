@@ -16,7 +16,6 @@ echo ==== Lab 4's task: your overflow check (stage 2 + your check_stack_overflow
 echo Stopped in __handle_irq(), before the check, on the stack the interrupt arrived on.\n
 echo Try:\n
 echo \  ks-where                  room left below $sp, and the check's line\n
-echo \  p $sp & (sizeof(init_stack) - 1)    what your check should compute\n
 echo \  break print_stack_overflow   then continue: does your check fire, and when?\n
 echo \  ks-bt                     at the report: what was deep in its stack?\n
 echo \  tbreak __handle_irq       then continue: the next interrupt\n

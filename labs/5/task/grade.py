@@ -11,7 +11,7 @@
 #   archives in order, as it does the lab modules' archive);
 # - it boots the lab's stage (stage 3, 4K stacks) with that script, which
 #   runs the program, waits for the memory of its sample to come back,
-#   then runs the lab's own measurement, vm/guest/threads, with lab 5's
+#   then runs the lab's own measurement, threads (vm/guest/threads.c), with lab 5's
 #   limits (labs/5/guest.sh);
 # - it compares: KernelStack's growth per thread with THREAD_SIZE
 #   (vm/stages.toml), the prediction with the count threads reached.

@@ -4,7 +4,7 @@
  * Your copy is build/exercises/5/predict.c (make exercise N=5 made it).
  * make grade N=5 EXERCISE=1 compiles it for i386 on the host (gcc -m32
  * -static: it runs only in the guest), boots stage 3 (4K stacks) with
- * it, runs it, then runs the lab's own measurement, vm/guest/threads,
+ * it, runs it, then runs the lab's own measurement, threads (vm/guest/threads.c),
  * and compares.
  *
  * threads makes threads that cost user space nothing (a raw clone(), as
