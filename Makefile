@@ -73,7 +73,7 @@ $(BUSYBOX):
 	@vm/build/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py $(wildcard vm/guest/*.c) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
 	@vm/build/initramfs.sh $@
 	@echo "[make] initramfs: $@"

@@ -73,6 +73,7 @@ fi
 # root" for each package).
 fetch_deb() {
 	rm -rf "$2" "$2.tmp"
+	mkdir -p "$(dirname "$2")"
 	dl=$(mktemp -d)
 	[ "$(id -u)" != 0 ] || ! id _apt > /dev/null 2>&1 || chown _apt "$dl"
 	say "fetching $1 into $BUILD/deps"

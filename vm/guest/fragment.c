@@ -19,20 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static long memfree_kb(void)
-{
-	char line[128];
-	long value = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "MemFree:", 8))
-			value = strtol(line + 8, NULL, 10);
-	fclose(f);
-	return value;
-}
+#include "meminfo.h"
 
 int main(int argc, char **argv)
 {
@@ -40,7 +27,7 @@ int main(int argc, char **argv)
 	long page = sysconf(_SC_PAGESIZE), pages, i;
 	char *mem;
 
-	pages = (memfree_kb() - keep_kb) * 1024 / page;
+	pages = (meminfo("MemFree") - keep_kb) * 1024 / page;
 	if (pages <= 0) {
 		fprintf(stderr, "fragment: less than %ld kB free\n", keep_kb);
 		return 1;
@@ -59,7 +46,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	printf("fragment: ready, holding %ld of %ld pages, %ld kB free\n",
-	       (pages + 1) / 2, pages, memfree_kb());
+	       (pages + 1) / 2, pages, meminfo("MemFree"));
 	fflush(stdout);
 	for (;;)
 		pause();

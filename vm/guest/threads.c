@@ -21,57 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CLONE_VM	0x00000100
-#define CLONE_FS	0x00000200
-#define CLONE_FILES	0x00000400
-#define CLONE_SIGHAND	0x00000800
-#define CLONE_THREAD	0x00010000
-#define CLONE_SYSVSEM	0x00040000
-#define NR_CLONE	120
-#define NR_PAUSE	29
+#include "clone_thread.h"
+#include "meminfo.h"
+
 #define CHECK		10	/* threads between two looks at MemFree */
-
-/* A stack pointer for the children; they never push anything on it. */
-static char child_stack[64];
-
-/* clone(); the child loops in pause() forever, the parent gets the tid. */
-static long spawn(void)
-{
-	long ret;
-
-	asm volatile("int $0x80\n\t"
-		     "test %%eax, %%eax\n\t"
-		     "jnz 1f\n"
-		     "2:\tmovl %[pause], %%eax\n\t"
-		     "int $0x80\n\t"
-		     "jmp 2b\n"
-		     "1:"
-		     : "=a"(ret)
-		     : "0"(NR_CLONE),
-		       "b"(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-			   CLONE_THREAD | CLONE_SYSVSEM),
-		       "c"(child_stack + sizeof(child_stack)), "d"(0), "S"(0),
-		       "D"(0), [pause] "i"(NR_PAUSE)
-		     : "memory");
-	return ret;
-}
-
-/* A /proc/meminfo field, in kB; -1 if missing. */
-static long meminfo(const char *field)
-{
-	char line[128];
-	long value = -1;
-	size_t len = strlen(field);
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, len) && line[len] == ':')
-			value = strtol(line + len + 1, NULL, 10);
-	fclose(f);
-	return value;
-}
 
 static void report(long n)
 {

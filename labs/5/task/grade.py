@@ -3,9 +3,9 @@
 # predict.c, made from labs/5/task/predict.c by make exercise N=5). Run
 # by vm/session/ks on the host, not in gdb:
 #
-# - it compiles the program for i386 (gcc -m32 -static), as vm/
-#   initramfs.sh compiles the guest's programs; nothing i386 runs on the
-#   host;
+# - it compiles the program for i386 (gcc -m32 -static, with vm/guest/ on
+#   the include path for spawn()), as vm/build/initramfs.sh compiles the
+#   guest's programs; nothing i386 runs on the host;
 # - it packs the program, and a script that runs it, into a second cpio
 #   archive after the guest's initramfs (the kernel unpacks concatenated
 #   archives in order, as it does the lab modules' archive);
@@ -95,7 +95,8 @@ def compile_all():
     os.makedirs(WORK, exist_ok=True)
     for sol in SOLUTIONS:
         binary = os.path.join(WORK, name(sol))
-        p = subprocess.run(['gcc', '-m32', '-static', '-O2', '-Wall', '-o',
+        p = subprocess.run(['gcc', '-m32', '-static', '-O2', '-Wall',
+                            '-I', os.path.join(TOP, 'vm', 'guest'), '-o',
                             binary, sol.path], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
         out = p.stdout.decode(errors='replace')
