@@ -15,6 +15,8 @@ import os
 import runpy
 import traceback
 
+from gradelib import expect_true
+
 
 class Solution:
     def __init__(self, path, label):
@@ -51,6 +53,15 @@ def load(solution, name='task'):
             ' (line %s)' % e.lineno if isinstance(e, SyntaxError) else '')
         solution.error = '%s%s: %s' % (type(e).__name__, at, e)
     return solution.module
+
+
+def expect_defined(solution, name, how):
+    """Fail the check unless SOLUTION loaded and defines a function NAME;
+    HOW is the call the grader makes, for the learner to read."""
+    expect_true(solution.module is not None, 'loading %s' % solution.path,
+                'no error', solution.error)
+    expect_true(callable(solution.module.get(name)), 'its names',
+                'a function %s (the grader calls it)' % how, 'none')
 
 
 def call(fn, *args):

@@ -148,33 +148,22 @@ def text(rows, setup):
 
 
 def adoc(rows):
-    out = ['[cols="1,2,3,2,3,2,3",options="header"]', '|===',
-           '|Stage |Descent |Deepest point (device interrupts there) '
-           '|IRQ-entry check (report on) |End magic (overwritten in) '
-           '|Bytes under the stack changed |Outcome']
-    for r in rows:
-        by = overwriter(r)
-        out.append('|%s |%s |%s (%s) |%s (%s) |%s%s |%s |%s' % (
-            r['stage'], r['descent'], deepest(r), show(r['device_interrupts']),
-            r['checks_fired'], r['check_stack'] or '-', show(r['end_magic']),
-            by and ', in ' + by, show(r['bytes_below_changed']),
-            outcome(r)))
-    out.append('|===')
-    return '\n'.join(out) + '\n'
+    return results.adoc_table('1,2,3,2,3,2,3', [
+        'Stage', 'Descent', 'Deepest point (device interrupts there)',
+        'IRQ-entry check (report on)', 'End magic (overwritten in)',
+        'Bytes under the stack changed', 'Outcome'], [[
+            r['stage'], r['descent'],
+            '%s (%s)' % (deepest(r), show(r['device_interrupts'])),
+            '%s (%s)' % (r['checks_fired'], r['check_stack'] or '-'),
+            show(r['end_magic']) + (overwriter(r) and ', in ' + overwriter(r)),
+            show(r['bytes_below_changed']), outcome(r)] for r in rows])
 
 
 def main():
-    out = os.path.join(BUILD, 'results')
-    os.makedirs(out, exist_ok=True)
-    base = os.path.join(out, 'lab4-overflow')
-    rows = []
-    with open(base + '.log', 'w') as log:
-        for mode, n in DESCENTS:
-            for k in STAGES:
-                guest, row = experiment(k, mode, n, log)
-                rows.append(row)
-    setup = 'QEMU %s, %d CPUs' % (guest.accel.upper(), guest.cpus)
-    results.write_experiment(base, COLUMNS, rows, text(rows, setup), adoc(rows))
+    results.run_experiment(
+        os.path.join(BUILD, 'results'), 'lab4-overflow', COLUMNS,
+        [lambda log, k=k, mode=mode, n=n: experiment(k, mode, n, log)
+         for mode, n in DESCENTS for k in STAGES], text, adoc)
 
 
 if __name__ == '__main__':

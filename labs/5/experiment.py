@@ -14,8 +14,6 @@ import re
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
 import facts
 import results
 from session import BUILD, Guest, GuestError
@@ -117,31 +115,20 @@ def text(rows, setup):
 
 
 def adoc(rows):
-    out = ['[cols="1,1,2,2,2,3",options="header"]', '|===',
-           '|Stage |Stack |Threads until 8 MB free |KernelStack per thread '
-           '|Threads, fragmented memory |Free blocks by order (0..10), '
-           'fragmented']
-    for r in rows:
-        out.append('|%d |%d K |%d |%s kB |%d (%s) |%s' % (
-            r['stage'], r['thread_size'] // 1024, r['threads'],
-            r['kernel_stack_per_thread_kb'], r['threads_fragmented'],
-            r['fragmented_ended_by'], r['buddyinfo_fragmented'] or '?'))
-    out.append('|===')
-    return '\n'.join(out) + '\n'
+    return results.adoc_table('1,1,2,2,2,3', [
+        'Stage', 'Stack', 'Threads until 8 MB free', 'KernelStack per thread',
+        'Threads, fragmented memory',
+        'Free blocks by order (0..10), fragmented'], [[
+            r['stage'], '%d K' % (r['thread_size'] // 1024), r['threads'],
+            '%s kB' % r['kernel_stack_per_thread_kb'],
+            '%d (%s)' % (r['threads_fragmented'], r['fragmented_ended_by']),
+            r['buddyinfo_fragmented'] or '?'] for r in rows])
 
 
 def main():
-    out = os.path.join(BUILD, 'results')
-    os.makedirs(out, exist_ok=True)
-    base = os.path.join(out, 'lab5-memory')
-    rows = []
-    with open(base + '.log', 'w') as log:
-        for k in STAGES:
-            guest, row = experiment(k, log)
-            rows.append(row)
-    setup = '%d CPUs, %d MiB, QEMU %s' % (guest.cpus, guest.mem,
-                                         guest.accel.upper())
-    results.write_experiment(base, COLUMNS, rows, text(rows, setup), adoc(rows))
+    results.run_experiment(
+        os.path.join(BUILD, 'results'), 'lab5-memory', COLUMNS,
+        [lambda log, k=k: experiment(k, log) for k in STAGES], text, adoc)
 
 
 if __name__ == '__main__':

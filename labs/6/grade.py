@@ -8,9 +8,6 @@
 import os
 import re
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(HERE))
-
 import crash
 import facts
 from gradelib import (answer, expect, expect_in, expect_true,

@@ -27,6 +27,13 @@ import exercise
 WORK = os.path.join(BUILD, 'task-check')
 RESULTS = os.path.join(BUILD, 'results')
 
+# The reference solution of lab 1's lines that cross from an IRQ stack.
+CROSSING = """            if here not in ('hardirq', 'softirq'):
+                break
+            saved = word(known[here][0])
+            if stack_of(saved, known) != there or ebp < saved:
+                break
+            here = there"""
 # Each wrong solution: (label, what the mistake is, the reference's text
 # to replace, its replacement, a title substring of a check that must
 # fail, title substrings of checks that must still pass).
@@ -44,20 +51,10 @@ WRONG = {
          'byte before it', [('function_of(ret - 1)', 'function_of(ret)')],
          'in the idle task', ['the middle of handle_edge_irq'])],
     1: [('stops-at-irq-top', 'ends the walk where the chain leaves an IRQ '
-         'stack', [("""            if here not in ('hardirq', 'softirq'):
-                break
-            saved = word(known[here][0])
-            if stack_of(saved, known) != there or ebp < saved:
-                break
-            here = there""", '            break')],
+         'stack', [(CROSSING, '            break')],
          'from the task stack', []),
         ('ignores-lowest-word', 'crosses to any known stack the chain leads '
-         'to, without the IRQ stack\'s lowest word', [("""            if here not in ('hardirq', 'softirq'):
-                break
-            saved = word(known[here][0])
-            if stack_of(saved, known) != there or ebp < saved:
-                break
-            here = there""", '            here = there')],
+         'to, without the IRQ stack\'s lowest word', [(CROSSING, '            here = there')],
          "trusts the hardirq stack's lowest word",
          ['from the task stack', 'taken during a softirq']),
         ('word-at-top', "reads the saved esp at the IRQ stack's top, not its "

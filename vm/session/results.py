@@ -57,6 +57,33 @@ def write_experiment(base, columns, rows, text, adoc):
     print(text, end='')
 
 
+def adoc_table(cols, header, rows):
+    """A workbook table: COLS (asciidoctor's cols attribute), the HEADER's
+    cells, then ROWS, each a list of cells."""
+    out = ['[cols="%s",options="header"]' % cols, '|===']
+    out += [' '.join('|%s' % cell for cell in row) for row in [header] + rows]
+    out.append('|===')
+    return '\n'.join(out) + '\n'
+
+
+def run_experiment(folder, name, columns, runs, text, adoc):
+    """An experiment: each of RUNS (a function of the log file that boots
+    a guest and returns (guest, row)) in turn, its lines logged to
+    FOLDER/NAME.log, then write_experiment's outputs. TEXT(rows, setup)
+    and ADOC(rows) make the two tables; setup names the last guest's
+    CPUs, memory and accelerator."""
+    os.makedirs(folder, exist_ok=True)
+    base = os.path.join(folder, name)
+    rows = []
+    with open(base + '.log', 'w') as log:
+        for run in runs:
+            guest, row = run(log)
+            rows.append(row)
+    setup = '%d CPUs, %d MiB, QEMU %s' % (guest.cpus, guest.mem,
+                                         guest.accel.upper())
+    write_experiment(base, columns, rows, text(rows, setup), adoc(rows))
+
+
 def read_table(path):
     """The rows of a table written by write_table, as dicts by column."""
     with open(path) as f:

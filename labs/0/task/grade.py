@@ -103,12 +103,7 @@ def stops():
 
 
 def loaded(sol):
-    def check():
-        expect_true(sol.module is not None, 'gdb sourcing %s' % sol.path,
-                    'no error', sol.error)
-        expect_true(callable(sol.module.get('frames')), 'its names',
-                    'a function frames() (the grader calls it)', 'none')
-    return check
+    return lambda: tasklib.expect_defined(sol, 'frames', 'frames()')
 
 
 def show(frames):

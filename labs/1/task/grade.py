@@ -15,8 +15,6 @@
 # into the softirq stack: the frame chain still leads to the task's stack,
 # but a walk that asks the IRQ stack where it came from must now stop at
 # its top. ks-bt follows the chain alone; the task's walk must not.
-import gdb
-
 import tasklib
 from gdbutil import continue_to, cpu, irq_stack, run, stack_kind, val, word
 from gradelib import Fail, expect_true, run_tests, test
@@ -116,12 +114,7 @@ def stops():
 
 
 def loaded(sol):
-    def check():
-        expect_true(sol.module is not None, 'gdb sourcing %s' % sol.path,
-                    'no error', sol.error)
-        expect_true(callable(sol.module.get('frames')), 'its names',
-                    'a function frames() (the grader calls it)', 'none')
-    return check
+    return lambda: tasklib.expect_defined(sol, 'frames', 'frames()')
 
 
 def show(frames):

@@ -6,13 +6,13 @@
 # - it compiles the program for i386 (gcc -m32 -static, with vm/guest/ on
 #   the include path for spawn()), as vm/build/initramfs.sh compiles the
 #   guest's programs; nothing i386 runs on the host;
-# - it packs the program, and a script that runs it, into a second cpio
-#   archive after the guest's initramfs (the kernel unpacks concatenated
-#   archives in order, as it does the lab modules' archive);
-# - it boots the lab's stage (stage 3, 4K stacks) with that script, which
-#   runs the program, waits for the memory of its sample to come back,
-#   then runs the lab's own measurement, threads (vm/guest/threads.c), with lab 5's
-#   limits (labs/5/guest.sh);
+# - it packs the program into /task/5/bin in a second cpio archive after
+#   the guest's initramfs (the kernel unpacks concatenated archives in
+#   order, as it does the lab modules' archive);
+# - it boots the lab's stage (stage 3, 4K stacks) with the lab's guest
+#   script, labs/5/guest.sh, which finds the program there, runs it with
+#   the lab's limits, waits for the memory of its sample to come back,
+#   then runs the lab's own measurement, threads (vm/guest/threads.c);
 # - it compares: KernelStack's growth per thread with THREAD_SIZE
 #   (vm/stages.toml), the prediction with the count threads reached.
 #
@@ -21,9 +21,6 @@
 import os
 import re
 import subprocess
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 import facts
 import tasklib
@@ -37,35 +34,6 @@ TOLERANCE = 4                  # percent, between prediction and count
 WORK = os.path.join(BUILD, 'task', '5')
 SOLUTIONS = tasklib.solutions()
 RUN = {}           # 'serial', 'threads', and per label: 'binary', 'lines', 'status'
-
-SCRIPT = r'''# Lab 5's task in the guest (labs/5/task/grade.py wrote this).
-echo 4 > /proc/sys/kernel/printk
-echo 32768 > /proc/sys/kernel/pid_max
-echo 1000000 > /proc/sys/kernel/threads-max
-memfree() { sed -n 's/^MemFree: *\([0-9]*\).*/\1/p' /proc/meminfo; }
-start=$(memfree)
-# The threads of a sample are freed after an RCU grace period: wait until
-# the memory is back (sleep returns at once in this guest: a bounded
-# number of looks instead).
-back() {
-	i=0
-	while [ "$(memfree)" -lt $((start - 256)) ] && [ $i -lt 5000 ]; do
-		i=$((i + 1))
-	done
-}
-for p in /task/5/bin/*; do
-	name=$(basename "$p")
-	echo "task5: run $name"
-	# The OOM killer's first choice, should it come to that.
-	sh -c "echo 1000 > /proc/self/oom_score_adj; exec $p"
-	echo "task5: end $name status $?"
-	back
-	echo "task5: MemFree $(memfree) kB again, of $start"
-done
-echo "task5: threads, MemFree $(memfree) kB"
-sh -c 'echo 1000 > /proc/self/oom_score_adj; exec threads'
-echo "task5: done"
-'''
 
 
 def cpio(entries):
@@ -96,7 +64,7 @@ def compile_all():
     for sol in SOLUTIONS:
         binary = os.path.join(WORK, name(sol))
         p = subprocess.run(['gcc', '-m32', '-static', '-O2', '-Wall',
-                            '-I', os.path.join(TOP, 'vm', 'guest'), '-o',
+                            '-I', os.path.join(facts.TOP, 'vm', 'guest'), '-o',
                             binary, sol.path], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
         out = p.stdout.decode(errors='replace')
@@ -108,10 +76,10 @@ def compile_all():
 
 
 def initrd():
-    """The guest's initramfs with the programs and the script after it."""
+    """The guest's initramfs with the programs after it (in /task/5/bin,
+    where labs/5/guest.sh looks for them)."""
     entries = [('task', 0o40755, None), ('task/5', 0o40755, None),
-               ('task/5/bin', 0o40755, None),
-               ('task/5/run.sh', 0o100755, SCRIPT.encode())]
+               ('task/5/bin', 0o40755, None)]
     for label, run in sorted(RUN.items()):
         with open(run['binary'], 'rb') as f:
             entries.append(('task/5/bin/%s' % label, 0o100755, f.read()))
@@ -136,7 +104,7 @@ def guest():
     expect_true(RUN, 'programs to run', 'at least one that compiles', 'none')
     os.environ['KS_INITRAMFS'] = initrd()
     try:
-        with Guest(LAB['stage'], '/task/5/run.sh') as g:
+        with Guest(LAB['stage'], '/labs/5/guest.sh') as g:
             try:
                 g.wait_exit(300)
             finally:

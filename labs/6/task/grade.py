@@ -15,12 +15,8 @@
 # starts crash under qemu-i386, about 12 s). A list of commands asked
 # for twice is answered from the first run: tests/checks/84-tasks.py
 # grades several scripts at once, which mostly ask the same.
-import os
 import re
 import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 import crash
 import facts
@@ -122,10 +118,8 @@ def own():
 
 def loaded(sol):
     def check():
-        expect_true(tasklib.load(sol, 'postmortem') is not None,
-                    'running %s' % sol.path, 'no error', sol.error)
-        expect_true(callable(sol.module.get('overflowed')), 'its names',
-                    'a function overflowed(crash) (the grader calls it)', 'none')
+        tasklib.load(sol, 'postmortem')
+        tasklib.expect_defined(sol, 'overflowed', 'overflowed(crash)')
         sol.answer, error = tasklib.call(sol.module['overflowed'], run)
         expect_true(error is None, 'overflowed(crash)', 'it returns', error)
         ok = isinstance(sol.answer, (tuple, list)) and len(sol.answer) == 4
