@@ -50,6 +50,13 @@ def _console_text():
         return ''
 
 
+def _kernel_said(title):
+    """TITLE, then the kernel's words (postmortem.kernel_words), indented;
+    nothing if it said nothing."""
+    words = kernel_words(_console_text())
+    return [title] + ['  ' + w for w in words] if words else []
+
+
 def current_of(cpu):
     """'pid N (comm)' of the task current on CPU, or '?'."""
     try:
@@ -123,10 +130,7 @@ def examine():
     point = stacks.symbol(pc).split('+')[0]
     out = ['==== the kernel died: %s on CPU %d ====' % (
         DEATH_POINTS.get(point, point), cpu)]
-    words = kernel_words(_console_text())
-    if words:
-        out.append("The kernel's words:")
-        out += ['  ' + w for w in words]
+    out += _kernel_said("The kernel's words:")
     if point == 'oops_end':
         ip, sp, bp = _fault_regs()
         out.append('It faulted at EIP %#x: %s' % (ip, source_of(ip)))
@@ -174,10 +178,7 @@ def examine_reset():
     out = ['==== the guest CPU reset itself (a triple fault, nearly always: an '
            'exception', '     the CPU could not deliver, then neither the '
            'double fault) ====']
-    words = kernel_words(_console_text())
-    if words:
-        out.append("The kernel's words before it:")
-        out += ['  ' + w for w in words]
+    out += _kernel_said("The kernel's words before it:")
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, sp = stacks.regs_of(cpu, 'pc', 'sp')
         if ip < frames.KERNEL_START:
