@@ -259,9 +259,10 @@ def thread_union(out):
     svg.path('M%d,%d C%d,%d %d,%d %d,%d' % (tx, top + 210, tx - 20, top + 210,
                                             x + w + 20, top + h - 3, x + w,
                                             top + h - 3), arrow=True)
-    y = note(svg, 12, top + h + 60, 'Since 4.9 (THREAD_INFO_IN_TASK) nothing rounds '
-         'esp down to find thread_info: an IRQ stack needs none, and the word '
-         'at a stack\'s end is only a canary, which the scheduler checks.',
+    y = note(svg, 12, top + h + 60, 'IRQ stacks hold no thread_info since 3.15; since 4.9 '
+         '(THREAD_INFO_IN_TASK) a task\'s is in its task_struct, so nothing '
+         'rounds esp down to find it, and the word at a stack\'s end is only '
+         'a canary, which the scheduler checks.',
          WIDTH - 24)
     svg.height = int(y)
     svg.write(os.path.join(out, 'thread-union.svg'))

@@ -1,4 +1,4 @@
-# Lab 1, one stack (stage 1: interrupts on the interrupted task's stack).
+# Lab 1, the 8K kernel (stage 1: interrupts on the interrupted task's stack).
 #
 # Loaded by vm/session/ks for make lab (and by the grader, labs/1/grade.py). Waits for boot
 # to finish (begin_new_exec: the exec of /init cannot fail any more), then
@@ -8,7 +8,7 @@
 ks-lab-stop do_IRQ
 
 echo \n
-echo ==== Lab 1: one stack (stage 1: no IRQ stacks, 8K task stacks) ====\n
+echo ==== Lab 1: the 8K kernel (stage 1: no IRQ stacks, 8K task stacks) ====\n
 echo Stopped at do_IRQ (6.1: common_interrupt), a device interrupt.\n
 echo Try:\n
 echo \  ks-where                  which stack: the interrupted task's own\n

@@ -22,11 +22,11 @@ import os
 import subprocess
 
 import facts
-from session import BUILD, TOP, GuestError, say, stage_dir
+from session import TOP, GuestError, say, stage_dir, stage_src
 
 
 def tree(n):
-    return os.path.join(stage_dir('e%d' % n), 'src')
+    return stage_src('e%d' % n)
 
 
 def is_task(lab):
@@ -157,8 +157,7 @@ def make(n):
         return src
     base = str(ex['base'])
     subprocess.check_call([os.path.join(TOP, 'vm', 'build', 'tree.sh'), base])
-    base_src = (os.path.join(BUILD, 'src', 'linux') if base == '0' else
-                os.path.join(stage_dir(base), 'src'))
+    base_src = stage_src(base)
     tmp = src + '.tmp'
     _run(['rm', '-rf', tmp])
     os.makedirs(os.path.dirname(src), exist_ok=True)

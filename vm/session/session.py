@@ -61,6 +61,13 @@ def stage_dir(k):
     return os.path.join(BUILD, 'stage-%s' % k)
 
 
+def stage_src(k):
+    """A stage's kernel tree: stage 0's is the extracted tarball itself."""
+    if str(k) == '0':
+        return os.path.join(BUILD, 'src', 'linux')
+    return os.path.join(stage_dir(k), 'src')
+
+
 def stage_obj(k):
     return os.path.join(stage_dir(k), 'obj')
 
