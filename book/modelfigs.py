@@ -276,7 +276,8 @@ def stage_budget(out, stages):
     svg = Svg(WIDTH, 560, 'Each stage\'s stack budget')
     top = heading(svg, 'Each stage\'s stacks, to scale',
                   'From vm/stages.toml. Blue: a task\'s stack; the red band at '
-                  'its end is under the IRQ-entry check\'s line. Orange and '
+                  'its end is under the IRQ-entry check\'s line (lab 3 works '
+                  'out how high). Orange and '
                   'green: each CPU\'s hardirq and softirq stacks, where the '
                   'stage has them.')
     base, bottom = top + 60 + 280, 0
@@ -299,8 +300,6 @@ def stage_budget(out, stages):
                  'system vectors' if s['hardirq_stacks'] else
                  'the task, a hardirq handler and the softirqs, at once')
         y = note(svg, x, base + 16 + STEP, holds, col - 10)
-        y = note(svg, x, y, 'the check\'s line: %d bytes; above it, %d' % (
-            line, ts - line), col - 10)
         bottom = max(bottom, y)
     svg.height = int(bottom)
     svg.write(os.path.join(out, 'stage-budget.svg'))
@@ -308,9 +307,10 @@ def stage_budget(out, stages):
 
 def budget_table(path, stages):
     """The same, as an AsciiDoc table for the model chapter."""
-    rows = ['[cols="2,3,8,4,4",options="header"]', '|===',
+    # The check's line in bytes is left out: lab 3 asks for it.
+    rows = ['[cols="2,3,8,4",options="header"]', '|===',
             '|stage |`THREAD_SIZE` |what shares a task\'s stack '
-            '|IRQ stacks, per CPU |the check\'s line: bytes above the end']
+            '|IRQ stacks, per CPU']
     for k, s in sorted(stages.items()):
         if s['hardirq_stacks']:
             runs = ('the task\'s own calls, and what runs on the interrupted '
@@ -321,8 +321,7 @@ def budget_table(path, stages):
             runs = ('the task\'s own calls, one device interrupt\'s handler '
                     'on top of them, and the softirqs run on its way out')
             irq = 'none'
-        rows.append('|%d |%d |%s |%s |%d' % (k, s['thread_size'], runs, irq,
-                                             s['warning_line']))
+        rows.append('|%d |%d |%s |%s' % (k, s['thread_size'], runs, irq))
     rows.append('|===')
     with open(path, 'w') as f:
         f.write('// Made by book/modelfigs.py from vm/stages.toml.\n')

@@ -16,7 +16,7 @@ class WorkbookSessionLexer < Rouge::RegexLexer
   desc 'A gdb or crash session: prompts, commands and their output'
   tag 'session'
 
-  WRAP_MARK = "\u21a9" # book/transcripts.py's WRAP_MARK
+  WRAP_MARK = "\u21a9" # book/layout.py's WRAP_MARK (Ruby cannot import it)
 
   state :root do
     rule %r/^(\(gdb\) |crash> )([^\n#{WRAP_MARK}]*)/ do
