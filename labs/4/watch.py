@@ -59,6 +59,10 @@ else:
     found.update(overwritten_by='nobody', stopped=stopped_by())
 results.emit('watch', **found)
 watch.delete()
+# The write's return is of no more use: a finish breakpoint left behind
+# may fire in another context while the guest runs on.
+if done.is_valid():
+    done.delete()
 try:
     gdb.execute('continue')
 except gdb.error:
