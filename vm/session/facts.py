@@ -8,6 +8,7 @@
 Plain Python with no gdb in it: vm/session/ks, the graders (inside gdb and out),
 the checks, the experiments and the book all import it.
 """
+import copy
 import os
 import tomllib
 
@@ -21,9 +22,16 @@ class Unknown(Exception):
     valid ones."""
 
 
+_READ = {}
+
+
 def _load(path):
-    with open(path, 'rb') as f:
-        return tomllib.load(f)
+    """PATH's TOML, parsed once per process; each caller gets its own copy
+    (lab() adds to what it gets)."""
+    if path not in _READ:
+        with open(path, 'rb') as f:
+            _READ[path] = tomllib.load(f)
+    return copy.deepcopy(_READ[path])
 
 
 def stages():
