@@ -260,8 +260,8 @@ def thread_union(out):
                                             x + w + 20, top + h - 3, x + w,
                                             top + h - 3), arrow=True)
     y = note(svg, 12, top + h + 60, 'IRQ stacks hold no thread_info since 3.15; since 4.9 '
-         '(THREAD_INFO_IN_TASK) a task\'s is in its task_struct, so nothing '
-         'rounds esp down to find it, and the word at a stack\'s end is only '
+         '(THREAD_INFO_IN_TASK) a task\'s is in its task_struct, where '
+         'rounding esp down no longer leads, and the word at a stack\'s end is only '
          'a canary, which the scheduler checks.',
          WIDTH - 24)
     svg.height = int(y)
