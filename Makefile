@@ -22,6 +22,9 @@ STAGES = $(shell vm/build/info.sh stages)
 export PYTHONPATH := $(shell vm/build/info.sh pythonpath)
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
+# Lab 7's x86_64 kernel and guest image (vm/build/kernel.sh x86_64).
+INITRAMFS64 = $(BUILD)/initramfs-x86_64.cpio
+BUSYBOX64 = $(BUILD)/deps/busybox-x86_64/bin/busybox
 
 .PHONY: help deps kernel kernels initramfs boot lab exercise hint crash check bench clean distclean \
 	transcripts book \
@@ -42,7 +45,7 @@ help:
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
 	@echo 'make deps        install missing Debian packages, fetch the guest busybox'
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
-	@echo 'make kernels     build every stage (stages: $(STAGES))'
+	@echo 'make kernels     build every stage (stages: $(STAGES)) and lab 7'"'"'s x86_64 kernel'
 	@echo 'make initramfs   pack the guest initramfs'
 	@echo 'make transcripts run the workbook'"'"'s gdb sessions (its transcripts and lab 2'"'"'s figure)'
 	@echo 'make book        render the workbook to build/book/index.html and index.pdf'
@@ -67,7 +70,7 @@ kernel: check-stage deps
 	@vm/build/stage.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES); do vm/build/stage.sh $$k || exit 1; done
+	@for k in $(STAGES) x86_64; do vm/build/stage.sh $$k || exit 1; done
 
 $(BUSYBOX):
 	@vm/build/deps.sh
@@ -78,7 +81,15 @@ $(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py $(
 	@vm/build/initramfs.sh $@
 	@echo "[make] initramfs: $@"
 
-initramfs: $(INITRAMFS)
+$(BUSYBOX64):
+	@vm/build/deps.sh
+
+$(INITRAMFS64): vm/guest/init vm/guest/qemu-exit.c vm/build/initramfs.sh vm/build/check-initramfs.py \
+		$(wildcard labs/*/guest.sh) $(wildcard tests/guest/*.sh) $(BUSYBOX64)
+	@vm/build/initramfs.sh $@ x86_64
+	@echo "[make] initramfs: $@"
+
+initramfs: $(INITRAMFS) $(INITRAMFS64)
 
 # vm/session/ks builds what the lab or stage needs (kernel.sh and modules.sh are
 # no-ops when nothing changed), then boots it (vm/session/session.py).

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""vm/build/check-initramfs.py ARCHIVE: is this initramfs a guest that can start?
+"""vm/build/check-initramfs.py ARCHIVE [x86_64]: is this initramfs a guest that can start?
+
+The programs must be i386 ones, or x86_64 ones for lab 7's guest.
 
 Read the archive the kernel will unpack (newc cpio, as gen_init_cpio
 writes it) and check, without running anything it contains (the host may
@@ -48,15 +50,22 @@ def read_newc(path):
     return entries
 
 
+# ELF class, e_machine, and where e_phoff, e_phentsize and e_phnum lie.
+ELF = {'i386': (1, 3, (28, 32), 42, 44, 'an i386 (32-bit x86)'),
+       'x86_64': (2, 62, (32, 40), 54, 56, 'an x86_64')}
+ARCH = 'i386'                  # the guest's; argv[2] may say x86_64
+
+
 def elf_problem(body):
-    """Why BODY is not a static i386 executable, or None."""
+    """Why BODY is not a static executable for the guest, or None."""
+    cls, machine, (ph, ph_end), entsize, num, what = ELF[ARCH]
     if body[:4] != b'\x7fELF':
         return 'is not an ELF file'
-    if body[4] != 1 or int.from_bytes(body[18:20], 'little') != 3:
-        return 'is not an i386 (32-bit x86) program'
-    phoff = int.from_bytes(body[28:32], 'little')
-    phentsize = int.from_bytes(body[42:44], 'little')
-    for i in range(int.from_bytes(body[44:46], 'little')):
+    if body[4] != cls or int.from_bytes(body[18:20], 'little') != machine:
+        return 'is not %s program' % what
+    phoff = int.from_bytes(body[ph:ph_end], 'little')
+    phentsize = int.from_bytes(body[entsize:entsize + 2], 'little')
+    for i in range(int.from_bytes(body[num:num + 2], 'little')):
         at = phoff + i * phentsize
         if int.from_bytes(body[at:at + 4], 'little') == 3:   # PT_INTERP
             return 'is dynamically linked (the guest has no libraries)'
@@ -133,6 +142,8 @@ def problems(entries):
 
 
 def main():
+    global ARCH
+    ARCH = sys.argv[2] if len(sys.argv) > 2 else 'i386'
     try:
         found = problems(read_newc(sys.argv[1]))
     except (OSError, ValueError) as e:

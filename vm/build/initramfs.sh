@@ -12,22 +12,30 @@
 # build here, naming what is missing, rather than panicking at boot.
 . "$(dirname "$0")/lib.sh"
 
-out=${1:?usage: initramfs.sh OUT}
+out=${1:?usage: initramfs.sh OUT [x86_64]}
+# x86_64: lab 7's guest, with the host architecture's busybox and only the
+# programs its /init needs (the others are lab 5's, made for i386).
+arch=${2:-i386}
 # One packer at a time per output; a kernel build may go on meanwhile.
 mkdir -p "$(dirname "$out")"
 exec 8> "$out.lock"
 flock 8
 work=$out.d
 busybox=$BUILD/deps/busybox/bin/busybox
+[ "$arch" = i386 ] || busybox=$BUILD/deps/busybox-$arch/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"
 [ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/build/tree.sh" 0
 
 rm -rf "$work"
 mkdir -p "$work/bin"
 gcc -O2 -o "$work/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
-for c in "$TOP"/vm/guest/*.c; do
-	gcc -m32 -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
-done
+if [ "$arch" = i386 ]; then
+	for c in "$TOP"/vm/guest/*.c; do
+		gcc -m32 -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
+	done
+else
+	gcc -static -O2 -Wall -Werror -o "$work/bin/qemu-exit" "$TOP/vm/guest/qemu-exit.c"
+fi
 
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /root /labs; do
@@ -56,7 +64,7 @@ done
 # to make a broken image on purpose).
 [ -z "${INITRAMFS_LIST_HOOK:-}" ] || sh -c "$INITRAMFS_LIST_HOOK" hook "$work/list"
 "$work/gen_init_cpio" "$work/list" > "$out.tmp"
-if ! python3 "$TOP/vm/build/check-initramfs.py" "$out.tmp"; then
+if ! python3 "$TOP/vm/build/check-initramfs.py" "$out.tmp" "$arch"; then
 	rm -f "$out.tmp"
 	die "the initramfs would not start a guest (above); nothing was written to $out"
 fi

@@ -5,6 +5,8 @@
 # vm/build/kernel.sh --built K: only say (exit status) whether it is up to date.
 # vm/build/kernel.sh eN: build lab N's exercise, the learner's tree (vm/build/lib.sh's
 # stage_src eN), incrementally.
+# vm/build/kernel.sh x86_64: lab 7's kernel, stage 0's tree for x86_64, with
+# vm/build/kernel-x86_64.config merged over vm/build/kernel.config.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/build/kernel.config,
 # this script and the compiler wrapper vm/build/cc.
@@ -17,14 +19,24 @@ only_ask=
 k=${1:?usage: kernel.sh [--built] STAGE}
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
+KARCH=$(karch "$k")
 fragment=$TOP/vm/build/kernel.config
+named=vm/build/kernel.config
+if [ "$k" = x86_64 ]; then
+	named="$named + vm/build/kernel-x86_64.config"
+	# One fragment, the x86_64 lines winning: kernel_config merges it and
+	# config_missing checks it.
+	mkdir -p "$obj"
+	merge_fragments "$fragment" "$TOP/vm/build/kernel-x86_64.config" > "$obj/fragment.config"
+	fragment=$obj/fragment.config
+fi
 case $k in
 e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	# dependencies decide what to rebuild (a one-file change: seconds).
 	[ -z "$only_ask" ] || exit 1
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
-*)	key=$(printf '%s %s %s %s\n' "$(tree_key "$k")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
+*)	key=$(printf '%s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
 		"$(sha256sum < "$TOP/vm/build/cc")" | sha256sum | cut -c1-16) ;;
 esac
 
@@ -59,6 +71,9 @@ esac
 build_lock
 case $k in
 e*)	what="lab ${k#e}'s exercise kernel" ;;
+x86_64)	what="lab 7's x86_64 kernel"
+	built && exit 0
+	"$TOP/vm/build/tree.sh" 0 ;;
 *)	what="stage $k's kernel"
 	built && exit 0
 	"$TOP/vm/build/tree.sh" "$k" ;;
@@ -75,17 +90,18 @@ mkdir -p "$obj"
 kmake() { kernel_make "$src" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 
 if [ ! -f "$obj/.config" ]; then
-	run_logged "$obj/config.log" "$what: configure (tinyconfig + vm/build/kernel.config)" \
+	run_logged "$obj/config.log" "$what: configure (tinyconfig + $named)" \
 		kernel_config "$src" "$obj" "$fragment"
 	# Kconfig silently drops an option whose dependencies are unmet.
 	missing=$(config_missing "$obj/.config" "$fragment")
-	[ -z "$missing" ] || die "$what: Kconfig dropped options of vm/build/kernel.config (unmet dependencies?):$missing"
+	[ -z "$missing" ] || die "$what: Kconfig dropped options of $named (unmet dependencies?):$missing"
 	echo "$config_key" > "$obj/config.key"
 fi
 # modules_prepare: so that a module (the checks' vermagic probe, a lab's
 # module) can be built against this stage with M=.
 # The progress line's estimate is this machine's own last cold build.
 timing=$BUILD/kernel-build.seconds
+[ "$KARCH" = i386 ] || timing=$BUILD/kernel-build-$KARCH.seconds
 last=$(cat "$timing" 2>/dev/null || true)
 t0=$(date +%s) m0=$(ccache_misses)
 run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build took ${last}s here})" \

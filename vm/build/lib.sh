@@ -64,10 +64,17 @@ stage_patches() {
 # ccache can hand an exercise the objects of the stage it started from.
 EXERCISES=${EXERCISES:-$BUILD/exercises}
 stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$1" ;; esac; }
-stage_src() { if [ "$1" = 0 ]; then echo "$PRISTINE"; else echo "$(stage_dir "$1")/src"; fi; }
+stage_src() { if [ "$(tree_of "$1")" = 0 ]; then echo "$PRISTINE"; else echo "$(stage_dir "$1")/src"; fi; }
 stage_obj() { echo "$(stage_dir "$1")/obj"; }
 # The kernel's LOCALVERSION, which uname -r and module vermagic carry.
-localversion() { case $1 in e*) echo "-exercise${1#e}" ;; *) echo "-stage$1" ;; esac; }
+localversion() { case $1 in e*) echo "-exercise${1#e}" ;; x86_64) echo "-x86_64" ;; *) echo "-stage$1" ;; esac; }
+
+# Lab 7's kernel, "x86_64", is no stage of the series: stage 0's tree
+# built for x86_64, where stacks are 16K in vmalloc space with guard
+# pages. tree_of K: the stage whose tree a kernel is built from; karch K:
+# the kernel's ARCH.
+tree_of() { case $1 in x86_64) echo 0 ;; *) echo "$1" ;; esac; }
+karch() { case $1 in x86_64) echo x86_64 ;; *) echo i386 ;; esac; }
 
 # A short fingerprint of the tarball: its Debian version, size and mtime.
 # Hashing 138 MB on every run would cost a second; a new linux-source
@@ -143,7 +150,8 @@ _wait_for_build() {
 	say "$what is done; waited $(( $(date +%s) - start ))s"
 }
 
-# kernel_make SRC OBJ ARGS...: make in a kernel tree for i386, with O=OBJ.
+# kernel_make SRC OBJ ARGS...: make in a kernel tree for $KARCH (i386
+# unless set, karch), with O=OBJ.
 # ccache pays off when a stage's tree is made again (after a patch's
 # message was edited, say): the files get new mtimes, make
 # recompiles them, and ccache hands back the objects whose inputs did not
@@ -161,7 +169,7 @@ kernel_make() {
 	CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 \
 		CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		make -C "$src" O="$obj" ARCH=i386 CC="$TOP/vm/build/cc" "$@"
+		make -C "$src" O="$obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/build/cc" "$@"
 }
 
 # kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with
@@ -170,6 +178,18 @@ kernel_config() {
 	kernel_make "$1" "$2" tinyconfig &&
 		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "$3" &&
 		kernel_make "$1" "$2" olddefconfig
+}
+
+# merge_fragments FRAGMENT...: the settings of the FRAGMENTs (CONFIG_X=...
+# and "# CONFIG_X is not set" lines), a later one's winning, in order.
+merge_fragments() {
+	cat "$@" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ || /^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+		sym = $0; sub(/^# /, "", sym); sub(/[= ].*/, "", sym)
+		if (!(sym in last)) order[++n] = sym
+		last[sym] = $0
+	}
+	END { for (i = 1; i <= n; i++) print last[order[i]] }'
 }
 
 # config_missing CONFIG FRAGMENT: the lines of FRAGMENT that CONFIG (a

@@ -11,6 +11,7 @@
 
 k=${1:?usage: modules.sh STAGE}
 obj=$(stage_obj "$k")
+KARCH=$(karch "$k")
 out=$(stage_dir "$k")/modules
 [ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
 key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$0"; } | sha256sum | cut -c1-16)

@@ -46,6 +46,9 @@ def kernel():
 
 
 def stage(k):
+    if str(k) == 'x86_64':     # lab 7's kernel, beside the stages
+        return dict(_load(os.path.join(TOP, 'vm', 'stages.toml'))['x86_64'],
+                    number='x86_64')
     table = stages()
     try:
         return table[int(k)]

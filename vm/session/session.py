@@ -157,8 +157,12 @@ class Guest:
         self.accel = os.environ.get('ACCEL') or 'tcg'
         self.cpus = int(os.environ.get('CPUS') or 2)
         self.mem = int(os.environ.get('MEM') or 128)
-        self.initramfs = (os.environ.get('KS_INITRAMFS') or
-                          os.path.join(BUILD, 'initramfs.cpio'))
+        # Lab 7's kernel ("x86_64", vm/build/lib.sh) boots in its own
+        # machine with its own guest image; every other is i386.
+        self.arch = 'x86_64' if str(stage) == 'x86_64' else 'i386'
+        self.initramfs = (os.environ.get('KS_INITRAMFS') or os.path.join(
+            BUILD, 'initramfs.cpio' if self.arch == 'i386' else
+            'initramfs-%s.cpio' % self.arch))
         self.qemu = None
         self.run = self.port = None
         self.gdb_runs = 0
@@ -168,7 +172,7 @@ class Guest:
 
     def qemu_args(self, console=False):
         obj = stage_obj(self.stage)
-        args = ['qemu-system-i386', '-M', 'pc', '-accel', self.accel]
+        args = ['qemu-system-' + self.arch, '-M', 'pc', '-accel', self.accel]
         # One CPU per socket: without ACPI the kernel finds CPUs in
         # SeaBIOS's MP table, which lists only the first CPU of each
         # socket; QEMU's default (all cores in one socket) hides CPU 1.
@@ -260,9 +264,9 @@ class Guest:
                              "damaged kernel)" % (self.stage, damaged, self.stage))
         if not os.path.isfile(self.initramfs):
             raise GuestError("no initramfs: run 'make initramfs'")
-        if not any(os.access(os.path.join(d, 'qemu-system-i386'), os.X_OK)
+        if not any(os.access(os.path.join(d, 'qemu-system-' + self.arch), os.X_OK)
                    for d in os.environ['PATH'].split(':')):
-            raise GuestError("qemu-system-i386 not found: run 'make deps'")
+            raise GuestError("qemu-system-%s not found: run 'make deps'" % self.arch)
         if self.accel == 'kvm' and not os.access('/dev/kvm', os.W_OK):
             raise GuestError('ACCEL=kvm, but this machine has no usable '
                              '/dev/kvm; leave ACCEL unset (TCG)')
