@@ -127,9 +127,15 @@ static void descend_and_report(void)
 	int frames, changed = 0, i;
 	long left;
 
-	memcpy(below_before, below, BELOW_BYTES);
+	/*
+	 * With VMAP_STACK (lab 7's x86_64 kernel) the page below the stack is
+	 * an unmapped guard page: reading it would fault, as the descent
+	 * will when it gets there.
+	 */
+	if (!IS_ENABLED(CONFIG_VMAP_STACK))
+		memcpy(below_before, below, BELOW_BYTES);
 	frames = descend(1);
-	for (i = 0; i < BELOW_BYTES; i++)
+	for (i = 0; i < BELOW_BYTES && !IS_ENABLED(CONFIG_VMAP_STACK); i++)
 		changed += below[i] != below_before[i];
 	left = (long)deepest_sp - (long)task_stack_page(current);
 	pr_info("stackdeep: %d frames of %d bytes, deepest esp %#lx, %ld bytes %s the stack's end (THREAD_SIZE %lu)\n",
