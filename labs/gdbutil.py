@@ -30,11 +30,12 @@ def _where():
         return ''
 
 
-gradelib.WHERE = _where
-
-
 def run(command):
     return gdb.execute(command, to_string=True)
+
+
+gradelib.WHERE = _where
+gradelib.READ = run
 
 
 def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
@@ -70,6 +71,21 @@ def stopped_at(function):
     start_lab()
     gradelib.expect(val('$pc'), val('&%s' % function), '$pc')
     return 'CPU %d' % cpu()
+
+
+def stop_check(title, function):
+    """Register a lab's first check: its stop is FUNCTION's first
+    instruction (stopped_at())."""
+    return gradelib.test(title)(lambda: stopped_at(function))
+
+
+def thread_size_check(title, parent):
+    """Register the check that the lab's kernel was built with its
+    stage's THREAD_SIZE (vm/stages.toml)."""
+    import facts
+    want = facts.lab(lab_number())['stage_facts']['thread_size']
+    return gradelib.test(title, parent=parent)(lambda: gradelib.expect(
+        thread_size(), want, 'THREAD_SIZE (sizeof(init_stack))'))
 
 
 def frame_name():

@@ -5,8 +5,8 @@ as functions, in order, and this module runs them.
     def stop():
         expect(frame_name(), '__handle_irq', 'the function gdb stopped in')
 
-    @test('ks-where names the stack $sp is on', parent=stop)
-    def where(): ...
+    @test('ks-where names the stack $sp is on', parent=stop, reads='ks-where')
+    def where(output): ...
 
     run_tests()
 
@@ -14,6 +14,9 @@ as functions, in order, and this module runs them.
   inside it fails, which says what was expected and what was got. A
   string the function returns is shown after its title.
 - A check whose parent did not pass is skipped, with the reason.
+- A check that READS a command gets the command's output as its
+  argument; when it fails, its report names the command, for the
+  learner to run at the same stop.
 - answer(KEY, VALUE) records what this run found for a question of the
   lab's answers file (labs/N/lab.toml); vm/session/ks compares the learner's.
 - Every outcome is also a record (vm/session/results.py) for vm/session/ks to read.
@@ -31,6 +34,8 @@ TESTS = []
 # Where the grader stood when a check stopped with an error (gdbutil
 # sets it: " (gdb stopped in FUNCTION at FILE:LINE)"); None on the host.
 WHERE = None
+# How a check's READS command is run (gdbutil sets it: gdb's output).
+READ = None
 
 
 class Fail(Exception):
@@ -39,9 +44,9 @@ class Fail(Exception):
         self.what, self.expected, self.got = what, expected, got
 
 
-def test(title, parent=None):
+def test(title, parent=None, reads=None):
     def register(fn):
-        fn.title, fn.parent, fn.status = title, parent, None
+        fn.title, fn.parent, fn.reads, fn.status = title, parent, reads, None
         TESTS.append(fn)
         return fn
     return register
@@ -100,6 +105,8 @@ def _report(fn, status, detail='', why=None):
     if isinstance(why, Fail):
         print('    %s\n      expected: %s\n      got:      %s' % (
             why.what, indent(why.expected), indent(why.got)))
+        if fn.reads:
+            print('    (it read the output of %s)' % fn.reads)
         fields.update(what=why.what, expected=why.expected, got=why.got)
     elif why:
         print('    ' + why.replace('\n', '\n    '))
@@ -114,7 +121,7 @@ def run_tests():
                     'pass' % fn.parent.title)
             continue
         try:
-            detail = fn()
+            detail = fn(READ(fn.reads)) if fn.reads else fn()
         except Fail as f:
             _report(fn, 'fail', why=f)
         except Exception as e:      # the grader's own bug, or gdb's error

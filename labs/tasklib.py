@@ -15,7 +15,7 @@ import os
 import runpy
 import traceback
 
-from gradelib import expect_true
+from gradelib import expect_true, test
 
 
 class Solution:
@@ -28,16 +28,30 @@ class Solution:
         """A check's title for this file."""
         return '[%s] %s' % (self.label, text) if self.label else text
 
+    def check(self, text, parent, fn):
+        """Register FN as this file's check titled TEXT, under PARENT."""
+        return test(self.title(text), parent=parent)(fn)
 
-def solutions():
-    """The files to grade, from $KS_TASK."""
+    def loads(self, name, how, parent):
+        """Register the check that this file loads and defines a function
+        NAME; HOW is the call the grader makes, for the learner to read."""
+        return self.check('%s loads and defines %s' % (
+            os.path.basename(self.path), how), parent,
+            lambda: expect_defined(self, name, how))
+
+
+def solutions(load_as=None):
+    """The files to grade, from $KS_TASK; each loaded (load()) as a module
+    named LOAD_AS, if given."""
     paths = [p for p in os.environ.get('KS_TASK', '').split(os.pathsep) if p]
     if not paths:
         raise SystemExit('tasklib: no file to grade: KS_TASK is empty '
                          '(make grade N=k EXERCISE=1 sets it)')
-    if len(paths) == 1:
-        return [Solution(paths[0], '')]
-    return [Solution(p, os.path.basename(os.path.dirname(p))) for p in paths]
+    found = ([Solution(paths[0], '')] if len(paths) == 1 else
+             [Solution(p, os.path.basename(os.path.dirname(p))) for p in paths])
+    for solution in found if load_as else []:
+        load(solution, load_as)
+    return found
 
 
 def load(solution, name='task'):
@@ -62,6 +76,26 @@ def expect_defined(solution, name, how):
                 'no error', solution.error)
     expect_true(callable(solution.module.get(name)), 'its names',
                 'a function %s (the grader calls it)' % how, 'none')
+
+
+def at_stop(solutions, name, **seen):
+    """What a grader records at one of its stops: SEEN (its own view), and
+    call() of the function NAME of each loaded solution that defines it,
+    under the solution's label."""
+    seen.update({s.label: call(s.module[name]) for s in solutions
+                 if s.module and callable(s.module.get(name))})
+    return seen
+
+
+def returned(seen, solution, how):
+    """What SOLUTION's call HOW returned at a stop the grader recorded
+    (at_stop()) as SEEN, or None: fail the check if the grader did not
+    reach the stop, or if the call raised."""
+    expect_true(seen is not None, 'the stop', 'reached by the grader',
+                'not reached in 2000 hits (not your code: run it again)')
+    result, error = seen[solution.label]
+    expect_true(error is None, '%s at this stop' % how, 'it returns', error)
+    return result
 
 
 def call(fn, *args):

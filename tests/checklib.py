@@ -44,6 +44,18 @@ def log(*lines):
         print(line, file=sys.stderr, flush=True)
 
 
+def in_guest(what, steps):
+    """STEPS() (a function of a guest's waits); what it returns, or None
+    when the guest failed: the error goes to the log, and WHAT fails with
+    the error's first line."""
+    try:
+        return steps()
+    except GuestError as e:
+        log(str(e))
+        not_ok('%s (got: %s)' % (what, str(e).splitlines()[0]))
+        return None
+
+
 def stages():
     """The stage numbers, in order, from vm/stages.toml."""
     return sorted(facts.stages())

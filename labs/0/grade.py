@@ -30,9 +30,8 @@ def cpus():
 
 
 @test("current on each CPU is the task lx-ps lists for its pid (or the "
-      "CPU's idle task)", parent=cpus)
-def current_tasks():
-    ps = run('lx-ps')
+      "CPU's idle task)", parent=cpus, reads='lx-ps')
+def current_tasks(ps):
     seen = []
     for c in range(2):
         task = current(c)
@@ -122,9 +121,9 @@ def end_magic():
     expect(bottom, MAGIC, 'the word at current->stack')
 
 
-@test("lx-dmesg shows the stage 0 kernel's banner", parent=stop)
-def dmesg():
-    log = run('lx-dmesg')
+@test("lx-dmesg shows the stage 0 kernel's banner", parent=stop,
+      reads='lx-dmesg')
+def dmesg(log):
     banner = re.search(r'Linux version \S+', log)
     expect_true(banner and '-stage0' in banner.group(0),
                 'the kernel log\'s banner', 'Linux version 6.1...-stage0',

@@ -4,7 +4,7 @@
 import re
 
 import facts
-from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost,
+from gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, on_current_stack, run,
                      stack_kind, thread_size, val)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -14,14 +14,11 @@ STAGE = facts.lab(lab_number())['stage_facts']
 HITS = 20          # handler stops to measure the depth over
 
 
-@test('break do_IRQ stops at common_interrupt')
-def stop():
-    return stopped_at('common_interrupt')
+stop = stop_check('break do_IRQ stops at common_interrupt', 'common_interrupt')
 
 
-@test('task stacks are THREAD_SIZE (vm/stages.toml)', parent=stop)
-def stack_size():
-    expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+stack_size = thread_size_check('task stacks are THREAD_SIZE (vm/stages.toml)',
+                               stop)
 
 
 @test("at do_IRQ, $sp is on the interrupted task's stack, as ks-where says",
@@ -39,9 +36,8 @@ def at_do_irq():
 
 
 @test('ks-where says whether the stage has IRQ stacks, as vm/stages.toml '
-      'does (stage 1: none)', parent=stop)
-def no_irq_stacks():
-    where = run('ks-where')
+      'does (stage 1: none)', parent=stop, reads='ks-where')
+def no_irq_stacks(where):
     says = ('no IRQ stacks' if 'This stage has no IRQ stacks' in where
             else 'IRQ stacks')
     expect(says, 'IRQ stacks' if STAGE['hardirq_stacks'] else 'no IRQ stacks',
@@ -82,9 +78,8 @@ def handler():
 
 
 @test("ks-bt shows the handler's frames on the task stack, no switch",
-      parent=handler)
-def handler_bt():
-    bt = run('ks-bt')
+      parent=handler, reads='ks-bt')
+def handler_bt(bt):
     expect_true('handle_irq_event' in bt, 'ks-bt in handle_irq_event',
                 'a handle_irq_event frame', bt.strip()[:300])
     before_regs = bt.split('pt_regs')[0]

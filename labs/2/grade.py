@@ -6,7 +6,7 @@ import gdb
 from kstack import switch
 
 import facts
-from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost,
+from gdbutil import (stop_check, NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, irq_stack, run,
                      stepi_off, thread_size, val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -30,9 +30,7 @@ def stack_of(addr, c):
     return 'task' if stack <= addr < stack + thread_size() else 'other'
 
 
-@test('break do_IRQ stops at common_interrupt')
-def stop():
-    return stopped_at('common_interrupt')
+stop = stop_check('break do_IRQ stops at common_interrupt', 'common_interrupt')
 
 
 # What this kernel is meant to have: stage 2 both kinds, the exercise's
@@ -235,9 +233,8 @@ def handler():
 
 
 @test('ks-bt in handle_irq_event crosses from the hardirq stack to the task '
-      'stack', parent=handler)
-def bt_across():
-    bt = run('ks-bt')
+      'stack', parent=handler, reads='ks-bt')
+def bt_across(bt):
     answer('bt_stacks', 1 + sum('^^' in line for line in bt.splitlines()))
     crossing = '^^ hardirq cpu%d was reached from task' % cpu()
     expect_true(re.search(re.escape(crossing), bt), 'ks-bt\'s crossings',

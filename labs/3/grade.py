@@ -7,7 +7,7 @@ import gdb
 
 import facts
 from session import TOP, stage_obj
-from gdbutil import (stopped_at, NONE, continue_to, cpu, current, entry_cost, irq_stack,
+from gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost, irq_stack,
                      ordinary_interrupt, run, stack_kind, thread_size,
                      val, word)
 from gradelib import (answer, expect, expect_in, expect_true, lab_number,
@@ -23,14 +23,11 @@ INTERRUPTS = 10    # interrupts to measure the room left over
 
 
 
-@test('break do_IRQ stops at common_interrupt')
-def stop():
-    return stopped_at('common_interrupt')
+stop = stop_check('break do_IRQ stops at common_interrupt', 'common_interrupt')
 
 
-@test('stacks are one page: THREAD_SIZE as vm/stages.toml says', parent=stop)
-def stack_size():
-    expect(thread_size(), STAGE['thread_size'], 'THREAD_SIZE (sizeof(init_stack))')
+stack_size = thread_size_check('stacks are one page: THREAD_SIZE as '
+                               'vm/stages.toml says', stop)
 
 
 @test('one stack size, no choice: the kernel was configured without a '
@@ -91,9 +88,8 @@ def least_room():
 
 
 @test('ks-where gives the warning line of vm/stages.toml and the room '
-      'above it', parent=least_room)
-def where_room():
-    where = run('ks-where')
+      'above it', parent=least_room, reads='ks-where')
+def where_room(where):
     m = re.search(r'(-?\d+) bytes above the warning line; the line is '
                   r'(\d+) bytes above', where)
     expect_true(m, 'ks-where\'s warning line', 'N bytes above the warning '

@@ -6,7 +6,7 @@
 import os
 import time
 
-from checklib import Guest, GuestError, expect, log, not_ok, stages
+from checklib import Guest, expect, in_guest, log, stages
 from session import READY_MARKER, stage_obj
 
 
@@ -19,23 +19,26 @@ def banner(vmlinux):
     return data[at:data.index(b'\n', at)].decode(errors='replace')
 
 
+def boot(k):
+    """Boot stage K to its exit: (its ready line, its exit status, its
+    console)."""
+    with Guest(k, 'exit') as guest:
+        ready = guest.wait_for(r'%s [^ ]*-stage%d cpus=%d' % (
+            READY_MARKER, k, guest.cpus)).group(0)
+        return ready, guest.wait_exit(), guest.serial()
+
+
 for k in stages():
     t0 = time.time()
-    try:
-        with Guest(k, 'exit') as guest:
-            ready = guest.wait_for(r'%s [^ ]*-stage%d cpus=%d' % (
-                READY_MARKER, k, guest.cpus)).group(0)
-            status = guest.wait_exit()
-    except GuestError as e:
-        log(str(e))
-        not_ok('stage %d boots to the ready marker (got: %s)'
-               % (k, str(e).splitlines()[0]))
+    booted = in_guest('stage %d boots to the ready marker' % k, lambda: boot(k))
+    if booted is None:
         continue
+    ready, status, serial = booted
     log('stage %d: %s, status %s, %.2f s' % (k, ready, status, time.time() - t0))
     expect(status == 0,
            'stage %d boots to the ready marker and exits with status 0' % k,
            'status %s' % status)
     mine = banner(os.path.join(stage_obj(k), 'vmlinux'))
-    expect(mine in guest.serial(), 'stage %d: the kernel that booted is the '
+    expect(mine in serial, 'stage %d: the kernel that booted is the '
            'vmlinux gdb reads (%s)' % (k, mine.split(' SMP ')[-1]),
            'the vmlinux says "%s"' % mine)

@@ -13,8 +13,8 @@ import os
 import re
 
 from session import DONE_MARKER
-from checklib import (CHECK, Guest, GuestError, expect, facts, log,
-                      not_ok, results, stages)
+from checklib import (CHECK, Guest, expect, facts, in_guest, log, results,
+                      stages)
 
 def plausible(left, ts, line):
     """The least bytes LEFT on a TS-byte stack says the workload ran (over
@@ -32,13 +32,10 @@ rows = []
 for k in stages():
     ts = facts.stage(k)['thread_size']
     with Guest(k, '/tests/stack-usage.sh') as guest:
-        try:
-            guest.wait_for(DONE_MARKER + ' status=', 180)
-            status = guest.wait_exit()
-        except GuestError as e:
-            log(str(e))
-            not_ok('stage %d: the stack-usage workload finishes (got: %s)'
-                   % (k, str(e).splitlines()[0]))
+        status = in_guest('stage %d: the stack-usage workload finishes' % k,
+                          lambda: guest.wait_for(DONE_MARKER + ' status=', 180)
+                          and guest.wait_exit())
+        if status is None:
             continue
         serial = guest.serial()
     # The kernel's own words on the console.

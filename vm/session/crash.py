@@ -99,3 +99,16 @@ def run(stage, commands):
     p = subprocess.run(command(stage), input=text.encode(),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p.stdout.decode(errors='replace')
+
+
+def rd_words(text):
+    """The words of crash's rd output (lines of "address:  w w w w  ascii"),
+    as (address, value) pairs, in order."""
+    found = []
+    for line in text.splitlines():
+        m = re.match(r'([0-9a-f]+):((?:\s+[0-9a-f]{8}){1,4})', line)
+        if m:
+            base = int(m.group(1), 16)
+            found += [(base + 4 * i, int(w, 16))
+                      for i, w in enumerate(m.group(2).split())]
+    return found

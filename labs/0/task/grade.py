@@ -37,7 +37,7 @@ STOPS = [
     ('default_idle_call on CPU 1, in the idle task (its chain passes a '
      'call that never returns)', 'default_idle_call', 1, None, None),
 ]
-SOLUTIONS = tasklib.solutions()
+SOLUTIONS = tasklib.solutions(load_as='my_bt')
 SEEN = {}          # stop index: {'cpu', 'expected', label: (frames, error)}
 
 
@@ -86,24 +86,13 @@ def reach(k):
 
 @test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
 def stops():
-    for sol in SOLUTIONS:
-        tasklib.load(sol, 'my_bt')
-    reached = 0
     for k in range(len(STOPS)):
-        if not reach(k):
-            continue
-        reached += 1
-        SEEN[k] = {'cpu': cpu(), 'expected': gdb_frames()}
-        for sol in SOLUTIONS:
-            if sol.module and callable(sol.module.get('frames')):
-                SEEN[k][sol.label] = tasklib.call(sol.module['frames'])
+        if reach(k):
+            SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
+                                      expected=gdb_frames())
     expect_true(0 in SEEN, 'the first stop', '__handle_irq after boot',
                 'not reached')
-    return '%d of %d stops' % (reached, len(STOPS))
-
-
-def loaded(sol):
-    return lambda: tasklib.expect_defined(sol, 'frames', 'frames()')
+    return '%d of %d stops' % (len(SEEN), len(STOPS))
 
 
 def show(frames):
@@ -114,11 +103,7 @@ def show(frames):
 def judged(sol, k):
     def check():
         seen = SEEN.get(k)
-        expect_true(seen is not None, 'the stop', 'reached by the grader',
-                    'not reached in 2000 hits (not your code: run it again)')
-        frames, error = seen[sol.label]
-        expect_true(error is None, 'frames() at this stop', 'it returns the '
-                    'frames', error)
+        frames = tasklib.returned(seen, sol, 'frames()')
         try:
             got = [(int(pc) & MASK, name) for pc, name in frames]
         except (TypeError, ValueError):
@@ -151,9 +136,8 @@ def judged(sol, k):
 
 
 for sol in SOLUTIONS:
-    loads = test(sol.title('my_bt.py loads in gdb and defines frames()'),
-                 parent=stops)(loaded(sol))
+    loads = sol.loads('frames', 'frames()', stops)
     for k, stop in enumerate(STOPS):
-        test(sol.title('my-bt at %s' % stop[0]), parent=loads)(judged(sol, k))
+        sol.check('my-bt at %s' % stop[0], loads, judged(sol, k))
 
 run_tests()

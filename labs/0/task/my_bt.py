@@ -21,34 +21,10 @@
 #     last instruction?
 import gdb
 
-KERNEL_START = 0xc0000000      # PAGE_OFFSET: kernel addresses lie above it
-MAX_FRAMES = 64                # a chain that loops must still end
-
-
-def word(addr):
-    """The 32-bit word at ADDR in the guest."""
-    return int(gdb.parse_and_eval('*(unsigned int *)%d' % addr)) & 0xffffffff
-
-
-def reg(name):
-    """A register of the selected CPU ('pc', 'sp', 'ebp'), unsigned."""
-    return int(gdb.parse_and_eval('$' + name)) & 0xffffffff
-
-
-def function_of(pc):
-    """The name of the function that holds the code address PC (gdb's
-    'info symbol'), or None."""
-    text = gdb.execute('info symbol %#x' % pc, to_string=True)
-    if text.startswith('No symbol'):
-        return None
-    return text.split(' in section ')[0].split(' + ')[0].strip()
-
-
-def at_first_instruction(pc):
-    """PC is the first instruction of its function (where a breakpoint
-    on the function stops)."""
-    text = gdb.execute('info symbol %#x' % pc, to_string=True)
-    return not text.startswith('No symbol') and ' + ' not in text
+# Given (labs/taskgdb.py): the guest's words and registers, and
+# the function that holds an address.
+from taskgdb import (KERNEL_START, MAX_FRAMES, at_first_instruction,
+                     command, function_of, reg, word)
 
 
 def frames():
@@ -63,15 +39,11 @@ def frames():
     return found
 
 
-class MyBt(gdb.Command):
-    """my-bt: the selected CPU's backtrace, by frame pointers (lab 0's task)."""
-
-    def __init__(self):
-        super(MyBt, self).__init__('my-bt', gdb.COMMAND_STACK)
-
-    def invoke(self, arg, from_tty):
-        for i, (pc, name) in enumerate(frames()):
-            gdb.write('#%-2d 0x%08x %s\n' % (i, pc, name or '??'))
+def line(i, found):
+    """my-bt's line for frame I of FOUND."""
+    pc, name = found[i]
+    return '#%-2d 0x%08x %s\n' % (i, pc, name or '??')
 
 
-MyBt()
+command('my-bt', "my-bt: the selected CPU's backtrace, by frame pointers "
+        "(lab 0's task).", frames, line)

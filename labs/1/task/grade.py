@@ -30,32 +30,36 @@ def saved_on(kind, want_cpu=None):
         c = cpu()
         return (want_cpu is None or c == want_cpu) and stack_kind(
             word(irq_stack('hardirq', c)), c) == kind
+    accept.says = ('in a hardirq taken during a softirq (hardirq -> softirq '
+                   '-> task)' if kind == 'softirq' else
+                   'on CPU %d, from the %s stack' % (want_cpu, kind))
     return accept
 
 
 def sp_on(kind, want_cpu):
     def accept():
         return cpu() == want_cpu and stack_kind(val('$sp'), cpu()) == kind
+    accept.says = 'on CPU %d, on its %s stack' % (want_cpu, kind)
     return accept
 
 
-# (what the stop is, where, when it counts)
+def first():
+    return True
+
+
+first.says = 'the first device interrupt after boot'
+
+# (where, when the stop counts: says how, for the check's title)
 STOPS = [
-    ('the first device interrupt after boot, at handle_irq_event',
-     'handle_irq_event', None),
-    ('handle_irq_event on CPU 0, from the task stack', 'handle_irq_event',
-     saved_on('task', 0)),
-    ('handle_irq_event on CPU 1, from the task stack', 'handle_irq_event',
-     saved_on('task', 1)),
-    ('run_timer_softirq on CPU 0, on its softirq stack', 'run_timer_softirq',
-     sp_on('softirq', 0)),
-    ('run_timer_softirq on CPU 1, on its softirq stack', 'run_timer_softirq',
-     sp_on('softirq', 1)),
-    ('handle_irq_event in a hardirq taken during a softirq (hardirq -> '
-     'softirq -> task)', 'handle_irq_event', saved_on('softirq')),
+    ('handle_irq_event', first),
+    ('handle_irq_event', saved_on('task', 0)),
+    ('handle_irq_event', saved_on('task', 1)),
+    ('run_timer_softirq', sp_on('softirq', 0)),
+    ('run_timer_softirq', sp_on('softirq', 1)),
+    ('handle_irq_event', saved_on('softirq')),
 ]
 TAMPERED = len(STOPS)       # the stop where the lowest word is broken
-SOLUTIONS = tasklib.solutions()
+SOLUTIONS = tasklib.solutions(load_as='my_xbt')
 SEEN = {}          # stop index: {'cpu', 'expected', label: (frames, error)}
 
 
@@ -68,12 +72,6 @@ def ks_frames():
             for i, f in enumerate(ksbt.walk(cpu()))]
 
 
-def everyone():
-    """Each loaded solution's frames() here: {label: (frames, error)}."""
-    return {sol.label: tasklib.call(sol.module['frames']) for sol in SOLUTIONS
-            if sol.module and callable(sol.module.get('frames'))}
-
-
 def tampered():
     """At a handler on the hardirq stack, from the task stack: each
     solution's frames with the hardirq stack's lowest word pointing into
@@ -81,11 +79,11 @@ def tampered():
     c = cpu()
     base = irq_stack('hardirq', c)
     saved = word(base)
-    SEEN[TAMPERED] = {'cpu': c, 'expected': ks_frames(), 'word': saved,
-                      'base': base}
+    expected = ks_frames()
     run('set var *(unsigned int *)%d = %d' % (base, irq_stack('softirq', c) + 64))
     try:
-        SEEN[TAMPERED].update(everyone())
+        SEEN[TAMPERED] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=c, word=saved,
+                                         expected=expected)
     finally:
         run('set var *(unsigned int *)%d = %d' % (base, saved))
     expect_true(word(base) == saved, 'the lowest word, put back', '%#x' % saved,
@@ -94,27 +92,18 @@ def tampered():
 
 @test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
 def stops():
-    for sol in SOLUTIONS:
-        tasklib.load(sol, 'my_xbt')
-    reached = 0
-    for k, (what, location, accept) in enumerate(STOPS):
+    for k, (location, accept) in enumerate(STOPS):
         if k == 0:
             run('ks-lab-stop %s' % location)
-        elif not continue_to(location, accept or (lambda: True), max_hits=2000):
+        elif not continue_to(location, accept, max_hits=2000):
             continue
-        reached += 1
-        SEEN[k] = {'cpu': cpu(), 'expected': ks_frames()}
-        SEEN[k].update(everyone())
+        SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
+                                  expected=ks_frames())
     if continue_to('handle_irq_event', saved_on('task'), max_hits=2000):
-        reached += 1
         tampered()
     expect_true(0 in SEEN, 'the first stop', 'handle_irq_event after boot',
                 'not reached')
-    return '%d of %d stops' % (reached, len(STOPS) + 1)
-
-
-def loaded(sol):
-    return lambda: tasklib.expect_defined(sol, 'frames', 'frames()')
+    return '%d of %d stops' % (len(SEEN), len(STOPS) + 1)
 
 
 def show(frames):
@@ -122,25 +111,22 @@ def show(frames):
                      for i, (pc, name, kind) in enumerate(frames)) or '(no frames)'
 
 
-def theirs(seen, sol):
-    """SOL's frames at SEEN's stop, as [(pc, function, stack)]."""
-    expect_true(seen is not None, 'the stop', 'reached by the grader',
-                'not reached in 2000 hits (not your code: run it again)')
-    frames, error = seen[sol.label]
-    expect_true(error is None, 'frames() at this stop', 'it returns the frames',
-                error)
+def theirs(k, sol):
+    """The grader's record of stop K, ks-bt's frames there and SOL's, as
+    [(pc, function, stack)]."""
+    seen = SEEN.get(k)
+    frames = tasklib.returned(seen, sol, 'frames()')
     try:
-        return [(int(pc) & MASK, name, stack) for pc, name, stack in frames]
+        got = [(int(pc) & MASK, name, stack) for pc, name, stack in frames]
     except (TypeError, ValueError):
         raise Fail('what frames() returned', 'a list of (pc, function, stack)',
                    repr(frames)[:200])
+    return seen, seen['expected'], got
 
 
 def judged(sol, k):
     def check():
-        seen = SEEN.get(k)
-        got = theirs(seen, sol)
-        want = seen['expected']
+        seen, want, got = theirs(k, sol)
         where = 'my-xbt on CPU %d: ks-bt\'s frames (%d), against yours (%d)' % (
             seen['cpu'], len(want), len(got))
         for i in range(max(len(want), len(got))):
@@ -165,9 +151,7 @@ def judged(sol, k):
 
 def judged_tampered(sol):
     def check():
-        seen = SEEN.get(TAMPERED)
-        got = theirs(seen, sol)
-        want = seen['expected']
+        seen, want, got = theirs(TAMPERED, sol)
         # The frames on the hardirq stack, then (allowed, not required)
         # the return address read from its top frame.
         on_irq = next((i for i, f in enumerate(want) if f[2] != 'hardirq'),
@@ -186,11 +170,11 @@ def judged_tampered(sol):
 
 
 for sol in SOLUTIONS:
-    loads = test(sol.title('my_xbt.py loads in gdb and defines frames()'),
-                 parent=stops)(loaded(sol))
-    for k, stop in enumerate(STOPS):
-        test(sol.title('my-xbt at %s' % stop[0]), parent=loads)(judged(sol, k))
-    test(sol.title("my-xbt trusts the hardirq stack's lowest word, not the "
-                   "frame chain alone"), parent=loads)(judged_tampered(sol))
+    loads = sol.loads('frames', 'frames()', stops)
+    for k, (location, accept) in enumerate(STOPS):
+        sol.check('my-xbt at %s, %s' % (location, accept.says), loads,
+                  judged(sol, k))
+    sol.check("my-xbt trusts the hardirq stack's lowest word, not the frame "
+              "chain alone", loads, judged_tampered(sol))
 
 run_tests()

@@ -26,34 +26,10 @@
 #     the interrupted code's ip and ebp, unless it came from user mode.
 import gdb
 
-KERNEL_START = 0xc0000000      # PAGE_OFFSET: kernel addresses lie above it
-MAX_FRAMES = 64                # a chain that loops must still end
-
-
-def word(addr):
-    """The 32-bit word at ADDR in the guest."""
-    return int(gdb.parse_and_eval('*(unsigned int *)%d' % addr)) & 0xffffffff
-
-
-def reg(name):
-    """A register of the selected CPU ('pc', 'sp', 'ebp'), unsigned."""
-    return int(gdb.parse_and_eval('$' + name)) & 0xffffffff
-
-
-def function_of(pc):
-    """The name of the function that holds the code address PC (gdb's
-    'info symbol'), or None."""
-    text = gdb.execute('info symbol %#x' % pc, to_string=True)
-    if text.startswith('No symbol'):
-        return None
-    return text.split(' in section ')[0].split(' + ')[0].strip()
-
-
-def at_first_instruction(pc):
-    """PC is the first instruction of its function (where a breakpoint
-    on the function stops)."""
-    text = gdb.execute('info symbol %#x' % pc, to_string=True)
-    return not text.startswith('No symbol') and ' + ' not in text
+# Given (labs/taskgdb.py): the guest's words and registers, and
+# the function that holds an address.
+from taskgdb import (KERNEL_START, MAX_FRAMES, at_first_instruction,
+                     command, function_of, reg, word)
 
 
 def cpu():
@@ -105,19 +81,15 @@ def frames():
     return found
 
 
-class MyXbt(gdb.Command):
-    """my-xbt: the selected CPU's backtrace across stacks (lab 1's task)."""
-
-    def __init__(self):
-        super(MyXbt, self).__init__('my-xbt', gdb.COMMAND_STACK)
-
-    def invoke(self, arg, from_tty):
-        found = frames()
-        for i, (pc, name, stack) in enumerate(found):
-            if i and stack != found[i - 1][2]:
-                gdb.write('   -- %s was reached from %s below\n'
-                          % (found[i - 1][2], stack))
-            gdb.write('#%-2d 0x%08x %-32s %s\n' % (i, pc, name or '??', stack))
+def line(i, found):
+    """my-xbt's line for frame I of FOUND, after the crossing that led
+    to it, if any."""
+    pc, name, stack = found[i]
+    crossed = ''
+    if i and stack != found[i - 1][2]:
+        crossed = '   -- %s was reached from %s below\n' % (found[i - 1][2], stack)
+    return crossed + '#%-2d 0x%08x %-32s %s\n' % (i, pc, name or '??', stack)
 
 
-MyXbt()
+command('my-xbt', "my-xbt: the selected CPU's backtrace across stacks (lab "
+        "1's task).", frames, line)

@@ -117,9 +117,8 @@ def fires():
 
 
 @test('the kernel\'s report follows: "low stack detected by irq handler" '
-      'in lx-dmesg', parent=fires)
-def dmesg():
-    log = run('lx-dmesg')
+      'in lx-dmesg', parent=fires, reads='lx-dmesg')
+def dmesg(log):
     said = 'low stack detected by irq handler'
     expect_true(said in log, 'lx-dmesg', 'a line with "%s"' % said,
                 'none; its last lines: ' + ' | '.join(log.splitlines()[-4:]))

@@ -187,14 +187,14 @@ def prediction(sol):
     return check
 
 
-BUILDS = [test(sol.title('predict.c compiles for i386 (gcc -m32 -static)'),
-               parent=compiling)(compiled(sol)) for sol in SOLUTIONS]
+BUILDS = [sol.check('predict.c compiles for i386 (gcc -m32 -static)',
+                    compiling, compiled(sol)) for sol in SOLUTIONS]
 for sol, builds in zip(SOLUTIONS, BUILDS):
-    prints = test(sol.title('it runs in the guest and prints its three lines'),
-                  parent=builds)(printed(sol))
-    test(sol.title("KernelStack grows by THREAD_SIZE per thread"),
-         parent=prints)(stack_size(sol))
-    test(sol.title('its prediction is within %d%% of the count threads reached'
-                   % TOLERANCE), parent=prints)(prediction(sol))
+    prints = sol.check('it runs in the guest and prints its three lines',
+                       builds, printed(sol))
+    sol.check('KernelStack grows by THREAD_SIZE per thread', prints,
+              stack_size(sol))
+    sol.check('its prediction is within %d%% of the count threads reached'
+              % TOLERANCE, prints, prediction(sol))
 
 run_tests()

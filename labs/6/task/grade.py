@@ -69,12 +69,7 @@ def dump():
 
 def used_from(stack, text):
     """stack_not_used() of the stack at STACK, from crash's rd of it."""
-    words = []
-    for line in text.splitlines():
-        m = re.match(r'([0-9a-f]+):((?:\s+[0-9a-f]{8}){1,4})', line)
-        if m:
-            base = int(m.group(1), 16)
-            words += [(base + 4 * i, int(w, 16)) for i, w in enumerate(m.group(2).split())]
+    words = crash.rd_words(text)
     expect_true(words and words[0] == (stack, MAGIC), 'the lowest word of the '
                 'stack at %#x' % stack, 'STACK_END_MAGIC %#x' % MAGIC,
                 words[0] if words else 'nothing read')
@@ -151,11 +146,11 @@ def same_stack(sol):
 
 for sol in SOLUTIONS:
     sol.answer = None
-    runs = test(sol.title('postmortem.py runs and overflowed(crash) returns '
-                          '(pid, comm, stack, not_used)'), parent=own)(loaded(sol))
-    task = test(sol.title('it finds the task whose stack overflowed'),
-                parent=runs)(same_task(sol))
-    test(sol.title('and its stack, and how much of it was never used'),
-         parent=task)(same_stack(sol))
+    runs = sol.check('postmortem.py runs and overflowed(crash) returns (pid, '
+                     'comm, stack, not_used)', own, loaded(sol))
+    task = sol.check('it finds the task whose stack overflowed', runs,
+                     same_task(sol))
+    sol.check('and its stack, and how much of it was never used', task,
+              same_stack(sol))
 
 run_tests()

@@ -25,6 +25,14 @@ import os
 import re
 import sys
 
+# vm/session/crash.py runs crash on the dump (run()) and reads an rd
+# output as words (rd_words()).
+TOP = os.environ.get('TOP') or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
+sys.path.insert(0, os.path.join(TOP, 'vm', 'session'))
+import crash as dump  # noqa: E402
+from crash import rd_words  # noqa: E402
+
 THREAD_SIZE = 8192             # stage 2's stacks (vm/stages.toml)
 STACK_END_MAGIC = 0x57ac6e9d   # the word at every task stack's end
 
@@ -38,19 +46,6 @@ def tasks(crash):
     found = re.findall(r'comm = "([^"\\]*)[^"]*",\s*pid = (\d+),\s*'
                        r'stack = (0x[0-9a-f]+)', text)
     return [(int(pid), comm, int(stack, 16)) for comm, pid, stack in found]
-
-
-def words(text):
-    """The words of crash's rd output (lines of "address:  w w w w  ascii"),
-    as (address, value) pairs, in order."""
-    found = []
-    for line in text.splitlines():
-        m = re.match(r'([0-9a-f]+):((?:\s+[0-9a-f]{8}){1,4})', line)
-        if m:
-            base = int(m.group(1), 16)
-            found += [(base + 4 * i, int(w, 16))
-                      for i, w in enumerate(m.group(2).split())]
-    return found
 
 
 def overflowed(crash):
@@ -68,8 +63,4 @@ def overflowed(crash):
 
 
 if __name__ == '__main__':
-    TOP = os.environ.get('TOP') or os.path.join(os.path.dirname(
-        os.path.abspath(__file__)), '..', '..', '..')
-    sys.path.insert(0, os.path.join(TOP, 'vm', 'session'))
-    import crash as dump
     print(overflowed(lambda commands: dump.run(2, commands)))
