@@ -25,7 +25,7 @@ import os
 import gdb
 
 from kstack import frames, stacks
-from postmortem import FIRST, kernel_words, tree_path   # vm/session/postmortem.py
+from kernelwords import FIRST, kernel_words, tree_path   # vm/session/kernelwords.py
 
 # Where guard.py stops: function -> what the kernel is doing there.
 DEATH_POINTS = {'oops_end': 'an oops', 'panic': 'a panic'}
@@ -51,7 +51,7 @@ def _console_text():
 
 
 def _kernel_said(title):
-    """TITLE, then the kernel's words (postmortem.kernel_words), indented;
+    """TITLE, then the kernel's words (kernelwords.kernel_words), indented;
     nothing if it said nothing."""
     words = kernel_words(_console_text())
     return [title] + ['  ' + w for w in words] if words else []

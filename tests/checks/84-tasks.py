@@ -119,7 +119,8 @@ def first_failure(checks):
 def said(title, detail):
     """A failure in one line: its title, what, expected and got (first
     lines)."""
-    text = [title] + [d for d in detail if not d.startswith('skipped')]
+    text = [title or 'no check failed'] + [d for d in detail
+                                           if not d.startswith('skipped')]
     return ' / '.join(t[:160] for t in text[:4])
 
 

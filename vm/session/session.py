@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-import postmortem
+import kernelwords
 import results
 from facts import TOP
 BUILD = os.path.join(TOP, os.environ.get('BUILD') or 'build')
@@ -418,7 +418,7 @@ class Guest:
         """WHAT went wrong, with the reason the run's logs give: the
         post-mortem gdb wrote where the kernel died or hung (postmortem.txt,
         labs/guard.py), else the kernel's own words from the console, its
-        EIP and call trace as file:line (vm/session/postmortem.py)."""
+        EIP and call trace as file:line (vm/session/kernelwords.py)."""
         lines = ['%s: %s' % (PROG, what)]
         try:
             with open(self.path('qemu-debug.log')) as f:
@@ -440,7 +440,7 @@ class Guest:
             told = []
             if 'Kernel panic' in serial:
                 lines.append('  the kernel panicked')
-            lines += postmortem.report(serial, os.path.join(
+            lines += kernelwords.report(serial, os.path.join(
                 stage_obj(self.stage), 'vmlinux'))
         if not serial:
             lines.append('  the kernel printed nothing: it never reached its '

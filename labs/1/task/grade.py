@@ -31,8 +31,9 @@ def saved_on(kind, want_cpu=None):
         return (want_cpu is None or c == want_cpu) and stack_kind(
             word(irq_stack('hardirq', c)), c) == kind
     accept.says = ('in a hardirq taken during a softirq (hardirq -> softirq '
-                   '-> task)' if kind == 'softirq' else
-                   'on CPU %d, from the %s stack' % (want_cpu, kind))
+                   '-> task)' if kind == 'softirq' else 'from the %s stack' % kind)
+    if want_cpu is not None:
+        accept.says = 'on CPU %d, %s' % (want_cpu, accept.says)
     return accept
 
 
