@@ -106,7 +106,7 @@ def on_hang():
     lines = ['==== the guest hung: where each CPU was when it was stopped ====']
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, cs = stacks.regs_of(cpu, 'pc', 'cs')
-        if ip < frames.KERNEL_START and not cs & 3:
+        if ip < frames.kernel_start() and not cs & 3:
             lines.append('  CPU %d: at %#x, not yet in the kernel proper (the '
                          'BIOS, or the set-up before paging is on)' % (cpu, ip))
             continue
@@ -115,7 +115,8 @@ def on_hang():
             lines.append('  CPU %d: in user mode at %#x, running %s'
                          % (cpu, ip, task))
             continue
-        lines.append('  CPU %d at EIP %#x: %s' % (cpu, ip, death.source_of(ip)))
+        lines.append('  CPU %d at %s %#x: %s' % (cpu, stacks.reg_names()[0], ip,
+                                                death.source_of(ip)))
         for command in ('ks-where %d' % cpu, 'ks-bt %d' % cpu):
             try:
                 text = gdb.execute(command, to_string=True)

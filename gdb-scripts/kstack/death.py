@@ -107,17 +107,18 @@ def source_line(pc):
 
 def _fault_regs():
     """(ip, sp, bp) of the oops: oops_end(flags, regs, signr) is stopped
-    on its first instruction, and the kernel is built with -mregparm=3,
-    so regs, its second argument, is in %edx."""
-    regs = gdb.parse_and_eval('(struct pt_regs *)$edx')
-    return tuple(int(regs[f]) & 0xffffffff for f in ('ip', 'sp', 'bp'))
+    on its first instruction, regs its second argument."""
+    regs = stacks.arg(2).cast(gdb.lookup_type('struct pt_regs').pointer())
+    return tuple(int(regs[f]) & stacks.mask() for f in ('ip', 'sp', 'bp'))
 
 
 def _panic_message():
-    # panic(fmt, ...) takes its arguments on the stack (a variadic
-    # function gets no regparm): fmt is the word above the return address.
+    # panic(fmt, ...): on i386 a variadic function gets no regparm, so fmt
+    # is the word above the return address; on x86_64 it is in rdi.
     try:
-        return gdb.parse_and_eval('*(char **)($esp + 4)').string().strip()
+        fmt = (stacks.arg(1) if stacks.is_64bit() else
+               gdb.parse_and_eval('*(char **)($esp + 4)'))
+        return fmt.cast(gdb.lookup_type('char').pointer()).string().strip()
     except (gdb.error, gdb.MemoryError, UnicodeDecodeError):
         return '?'
 
@@ -133,7 +134,8 @@ def examine():
     out += _kernel_said("The kernel's words:")
     if point == 'oops_end':
         ip, sp, bp = _fault_regs()
-        out.append('It faulted at EIP %#x: %s' % (ip, source_of(ip)))
+        out.append('It faulted at %s %#x: %s' % (stacks.reg_names()[0], ip,
+                                                 source_of(ip)))
         line = source_line(ip)
         if line:
             out.append('  the line: %s' % line)
@@ -144,7 +146,8 @@ def examine():
         # On panic's first instruction the return address is at esp.
         out.append('  from %s' % source_of(stacks.word(sp) - 1))
     try:
-        out.append('esp was %#x, %s' % (sp, stacks.describe(sp, cpu)))
+        out.append('%s was %#x, %s' % (stacks.reg_names()[1], sp,
+                                       stacks.describe(sp, cpu)))
         walked = frames.walk(cpu, start)
         out.append('Its frames, by frame pointers from the %s (ks-bt\'s walk):'
                    % ('faulting registers' if point == 'oops_end' else 'panic'))
@@ -181,11 +184,12 @@ def examine_reset():
     out += _kernel_said("The kernel's words before it:")
     for cpu in range(len(gdb.selected_inferior().threads())):
         ip, sp = stacks.regs_of(cpu, 'pc', 'sp')
-        if ip < frames.KERNEL_START:
-            out.append('CPU %d: EIP %#x, not yet in the kernel proper (the '
-                       'BIOS, or the set-up before paging is on)' % (cpu, ip))
+        pc_name, sp_name = stacks.reg_names()
+        if ip < frames.kernel_start():
+            out.append('CPU %d: %s %#x, not yet in the kernel proper (the '
+                       'BIOS, or the set-up before paging is on)' % (cpu, pc_name, ip))
             continue
-        out.append('CPU %d was at EIP %#x: %s' % (cpu, ip, source_of(ip)))
+        out.append('CPU %d was at %s %#x: %s' % (cpu, pc_name, ip, source_of(ip)))
         try:
             out.append('  the instruction: %s' % gdb.execute(
                 'x/i %#x' % ip, to_string=True).split(':', 1)[1].strip())
@@ -195,10 +199,10 @@ def examine_reset():
         if line:
             out.append('  the line: %s' % line)
         try:
-            out.append('  esp was %#x, %s' % (sp, stacks.describe(sp, cpu)))
+            out.append('  %s was %#x, %s' % (sp_name, sp, stacks.describe(sp, cpu)))
         except (gdb.error, gdb.MemoryError) as e:
-            out.append('  esp was %#x (its stack cannot be told this early: %s)'
-                       % (sp, e))
+            out.append('  %s was %#x (its stack cannot be told this early: %s)'
+                       % (sp_name, sp, e))
     last = out
     return out
 

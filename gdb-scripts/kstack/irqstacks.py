@@ -30,24 +30,28 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
             gdb.write('This stage has no IRQ stacks: device interrupts and '
                       'softirqs run\non the interrupted task\'s stack.\n')
             return
-        gdb.write('%-3s %-8s %-23s %-4s %-11s %s\n' % (
-            'CPU', 'stack', 'area', 'sp?', 'saved esp', 'taken on'))
+        width = 2 + 2 * stacks.word_bytes()  # an address: 0x and its digits
+        gdb.write('%-3s %-8s %-*s %-4s %-*s %s\n' % (
+            'CPU', 'stack', 2 * width + 1, 'area', 'sp?', width + 1,
+            'saved ' + stacks.reg_names()[1], 'taken on'))
         for cpu in range(stacks.nr_cpus()):
             sp = stacks.sp_of(cpu)
             for kind in ('hardirq', 'softirq'):
                 base = stacks.irq_stack(kind, cpu)
+                if base is None:
+                    continue        # x86_64: softirqs use the hardirq stack
                 if not base:
                     gdb.write('%-3d %-8s not allocated yet (early boot)\n'
                               % (cpu, kind))
                     continue
-                top = base + stacks.thread_size()
-                saved = stacks.word(base)
+                top = base + stacks.irq_stack_size()
+                saved = stacks.word(stacks.saved_sp_at(base))
                 # sp == top is an empty stack of this area; sp == base
                 # would be a full one (the hardirq stack's top is the
                 # softirq stack's base: the same address, two meanings).
-                gdb.write('%-3d %-8s %#x-%#x %-4s %#-11x %s\n' % (
+                gdb.write('%-3d %-8s %#x-%#x %-4s %#-*x %s\n' % (
                     cpu, kind, base, top,
-                    'yes' if base < sp <= top else '-', saved,
+                    'yes' if base < sp <= top else '-', width + 1, saved,
                     _describe(saved, cpu) if saved else '(never used)'))
 
 

@@ -1,9 +1,12 @@
 # Where the kernel's stacks are, read from the running guest.
 #
 # A stack area is (kind, base, size, owner): kind is "task", "hardirq",
-# "softirq", "entry" or "double-fault"; owner is the task for a task stack.
-# Everything is read from kernel data (per-CPU pointers, task_struct.stack,
-# the CPU entry area) and from DWARF (array sizes); no address is assumed.
+# "softirq", "entry", "double-fault", or on x86_64 (lab 7) one of the
+# other IST stacks, "nmi", "debug" and "machine-check"; owner is the task
+# for a task stack. Everything is read from kernel data (per-CPU
+# pointers, task_struct.stack, the CPU entry area) and from DWARF (array
+# sizes); no address is assumed. The i386 stages and lab 7's x86_64
+# kernel differ in the size of a word, which the vmlinux says.
 import gdb
 
 try:
@@ -58,9 +61,50 @@ class Command(gdb.Command):
         checked(self.run, arg.strip())
 
 
+_WORD = []
+
+
+def word_bytes():
+    """The kernel's word: 4 bytes on i386, 8 on x86_64 (sizeof(long))."""
+    if not _WORD:
+        _WORD.append(gdb.lookup_type('unsigned long').sizeof)
+    return _WORD[0]
+
+
+def is_64bit():
+    return word_bytes() == 8
+
+
+def mask():
+    return (1 << 8 * word_bytes()) - 1
+
+
 def word(addr):
-    """The 32-bit word at ADDR in the guest."""
-    return int(gdb.parse_and_eval('*(unsigned long *)%d' % addr)) & 0xffffffff
+    """The kernel's word (unsigned long) at ADDR in the guest."""
+    return int(gdb.parse_and_eval('*(unsigned long *)%d' % addr)) & mask()
+
+
+def reg_names():
+    """How the kernel's own reports name the program counter and the stack
+    pointer: EIP and esp on i386, RIP and rsp on x86_64."""
+    return ('RIP', 'rsp') if is_64bit() else ('EIP', 'esp')
+
+
+def arg(n):
+    """The Nth argument (1, 2...) of a function stopped at its first
+    instruction: i386's kernel is built with -mregparm=3 (eax, edx, ecx),
+    x86_64's calling convention passes rdi, rsi, rdx."""
+    return gdb.parse_and_eval('$' + (('rdi', 'rsi', 'rdx') if is_64bit()
+                                     else ('eax', 'edx', 'ecx'))[n - 1])
+
+
+def readable(addr):
+    """The word at ADDR can be read: mapped memory, not a guard page."""
+    try:
+        word(addr)
+        return True
+    except gdb.MemoryError:
+        return False
 
 
 def symbol(pc):
@@ -71,7 +115,7 @@ def symbol(pc):
     if trace:
         gdb.execute('set trace-commands off', to_string=True)
     try:
-        text = gdb.execute('info symbol %#x' % (pc & 0xffffffff),
+        text = gdb.execute('info symbol %#x' % (pc & mask()),
                            to_string=True)
     finally:
         if trace:
@@ -134,15 +178,38 @@ def current_task(cpu):
     return cpus.per_cpu(var, cpu).dereference()
 
 
+def irq_stack_size():
+    """The bytes of an IRQ stack: struct irq_stack is IRQ_STACK_SIZE, which
+    i386 makes THREAD_SIZE and x86_64 16K."""
+    try:
+        return int(gdb.parse_and_eval('sizeof(struct irq_stack)'))
+    except gdb.error:
+        return thread_size()
+
+
+def saved_sp_at(base):
+    """Where the switch onto the IRQ stack at BASE saved the stack pointer
+    it came from: i386 in the stack's lowest word (its bottom), x86_64
+    in its highest (the word hardirq_stack_ptr points at: "movq %rsp,
+    (%[tos])", arch/x86/include/asm/irq_stack.h)."""
+    return base + irq_stack_size() - 8 if is_64bit() else base
+
+
 def irq_stack(kind, cpu):
     """Base of CPU's hardirq or softirq stack; None if the stage has none,
-    0 if it is not allocated yet (early boot)."""
-    return _per_cpu_ptr(kind + '_stack_ptr', cpu)
+    0 if it is not allocated yet (early boot). i386's pointer is the
+    base; x86_64's is the top, less a word (irq_64.c: "va +
+    IRQ_STACK_SIZE - 8"), and x86_64 has no softirq stack: softirqs run
+    on the hardirq stack."""
+    ptr = _per_cpu_ptr(kind + '_stack_ptr', cpu)
+    if ptr and is_64bit():
+        return ptr + 8 - irq_stack_size()
+    return ptr
 
 
 def regs_of(cpu, *names):
     """Registers of CPU (gdb thread cpu + 1 under QEMU's gdbstub), e.g.
-    regs_of(0, 'sp', 'pc'), as unsigned 32-bit numbers."""
+    regs_of(0, 'sp', 'pc'), as unsigned words ('bp' is ebp or rbp)."""
     selected = gdb.selected_thread()
     for thread in gdb.selected_inferior().threads():
         if thread.num == cpu + 1:
@@ -151,7 +218,9 @@ def regs_of(cpu, *names):
         raise KstackError('no gdb thread for CPU %d' % cpu)
     try:
         thread.switch()      # unlike the "thread" command, prints nothing
-        return [int(gdb.parse_and_eval('$' + n)) & 0xffffffff for n in names]
+        names = [('rbp' if is_64bit() else 'ebp') if n == 'bp' else n
+                 for n in names]
+        return [int(gdb.parse_and_eval('$' + n)) & mask() for n in names]
     finally:
         if selected is not None:
             selected.switch()
@@ -193,19 +262,45 @@ class Area:
         return '%s cpu%d' % (self.kind, self.cpu)
 
 
+# x86_64's IST stacks (struct cea_exception_stacks): the stacks the CPU
+# switches to for these exceptions whatever the stack it was on, each
+# between guard pages.
+IST = (('DF', 'double-fault'), ('NMI', 'nmi'), ('DB', 'debug'),
+       ('MCE', 'machine-check'))
+
+
 def entry_areas(cpu):
-    """CPU's entry stack (where the CPU lands from user mode, sp0 of its
-    TSS) and double-fault stack (its own TSS, reached by a task gate),
-    both in the CPU entry area (arch/x86/include/asm/cpu_entry_area.h)."""
+    """CPU's stacks in its CPU entry area (arch/x86/include/asm/
+    cpu_entry_area.h): the entry stack (where the CPU lands from user
+    mode, sp0 of its TSS: x86_64's entry trampoline stack), and the
+    double-fault stack: on i386 its own TSS, reached by a task gate; on
+    x86_64 the first of the IST stacks, with the NMI, debug and
+    machine-check ones."""
+    # i386 keeps a per-CPU pointer to the area; x86_64 only to its IST
+    # stacks, a member of the area (cea->estacks).
     cea = _per_cpu_ptr('cpu_entry_area', cpu)
+    ist = _per_cpu_ptr('cea_exception_stacks', cpu) if is_64bit() else None
+    if ist:
+        cea = ist - int(gdb.parse_and_eval(
+            '(unsigned long)&((struct cpu_entry_area *)0)->estacks'))
     if not cea:
         return []
     cea = gdb.Value(cea).cast(
         gdb.lookup_type('struct cpu_entry_area').pointer())
     entry = cea['entry_stack_page']['stack']
-    dfs = cea['doublefault_stack']['stack']
-    return [Area('entry', int(entry.address), entry.type.sizeof, cpu=cpu),
-            Area('double-fault', int(dfs.address), dfs.type.sizeof, cpu=cpu)]
+    found = [Area('entry', int(entry.address), entry.type.sizeof, cpu=cpu)]
+    if not is_64bit():
+        dfs = cea['doublefault_stack']['stack']
+        return found + [Area('double-fault', int(dfs.address),
+                             dfs.type.sizeof, cpu=cpu)]
+    if not ist:
+        return found
+    ist = gdb.Value(ist).cast(
+        gdb.lookup_type('struct cea_exception_stacks').pointer()).dereference()
+    for member, kind in IST:
+        stack = ist[member + '_stack']
+        found.append(Area(kind, int(stack.address), stack.type.sizeof, cpu=cpu))
+    return found
 
 
 def each_area(cpu):
@@ -216,7 +311,7 @@ def each_area(cpu):
     for kind in ('hardirq', 'softirq'):
         base = irq_stack(kind, cpu)
         if base:
-            yield Area(kind, base, ts, cpu=cpu)
+            yield Area(kind, base, irq_stack_size(), cpu=cpu)
     for area in entry_areas(cpu):
         yield area
     cur = current_task(cpu)
@@ -306,7 +401,7 @@ def areas_of_cpu(cpu):
     """CPU's own stacks (IRQ, entry, double-fault, its current task's),
     without the walk of every task."""
     ts = thread_size()
-    found = [Area(kind, irq_stack(kind, cpu), ts, cpu=cpu)
+    found = [Area(kind, irq_stack(kind, cpu), irq_stack_size(), cpu=cpu)
              for kind in ('hardirq', 'softirq') if irq_stack(kind, cpu)]
     cur = current_task(cpu)
     return found + entry_areas(cpu) + [

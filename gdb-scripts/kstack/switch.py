@@ -43,7 +43,7 @@ class SwitchBreakpoint(gdb.Breakpoint):
 
     def stop(self):
         cpu = stacks.selected_cpu()
-        old, new = [int(gdb.parse_and_eval(r)) & 0xffffffff
+        old, new = [int(gdb.parse_and_eval(r)) & stacks.mask()
                     for r in ('$sp', '$ebx')]
         # Called at every interrupt on every CPU: look lazily, so the task
         # list is walked only for an esp on none of this CPU's stacks.

@@ -17,11 +17,13 @@ from kstack import stacks
 def not_used(area):
     """Bytes above the bottom word that were never written."""
     data = bytes(gdb.selected_inferior().read_memory(area.base, area.size))
-    words = struct.unpack('<%dI' % (area.size // 4), data)
+    w = stacks.word_bytes()
+    words = struct.unpack('<%d%s' % (area.size // w, 'Q' if w == 8 else 'I'),
+                          data)
     n = 1                                    # skip the canary/saved esp
     while n < len(words) and not words[n]:
         n += 1
-    return n * 4 - 4
+    return n * w - w
 
 
 def lowest_stack():

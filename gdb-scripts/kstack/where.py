@@ -11,10 +11,12 @@ Usage: ks-where [CPU]    (default: the CPU of the selected gdb thread)
 
 Prints the area $sp lies in: a task's stack (with its pid and comm), the
 CPU's hardirq or softirq stack, its entry stack (where the CPU lands from
-user mode) or double-fault stack, below the end of the current task's
-stack (an overflow), or unknown. Then the area's base and
-top, the bytes in use above $sp and free below it, and how far $sp is from
-the line where the interrupt-entry overflow check warns (the line lies
+user mode) or double-fault stack (on x86_64 also the NMI, debug and
+machine-check IST stacks), below the end of the current task's stack (an
+overflow), or unknown. Then the area's base and top, the bytes in use
+above $sp and free below it, what lies under the stack's bottom (mapped
+memory, or an unmapped guard page), and on i386 how far $sp is from the
+line where the interrupt-entry overflow check warns (the line lies
 sizeof(struct thread_info) + STACK_WARN above the stack's bottom). When
 $sp is at a stack's top, empty, and that address is also the base of
 another of the CPU's stacks (a CPU's hardirq stack often ends where its
@@ -61,7 +63,11 @@ begins there. On a stage without IRQ stacks (stage 1) it says so."""
             for other in self.starting_at(sp, cpu):
                 gdb.write('  (an empty stack\'s top: %s begins at this '
                           'address, but $sp is not on it)\n' % other)
-        if area.kind in ('task', 'hardirq', 'softirq'):
+        gdb.write('  under its bottom: %s\n' % (
+            'mapped memory: a write past the end lands there, unnoticed'
+            if stacks.readable(area.base - stacks.word_bytes()) else
+            'an unmapped guard page: a write past the end faults at once'))
+        if area.kind in ('task', 'hardirq', 'softirq') and not stacks.is_64bit():
             warn = stacks.warn_line()
             gdb.write('  $sp is %d bytes above the warning line; the line '
                       'is %d bytes above the stack\'s bottom\n'

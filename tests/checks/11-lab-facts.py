@@ -184,7 +184,7 @@ for n in facts.labs():
     need += [lab['guest']] if lab['guest'] else []
     missing = [f for f in need if not os.path.isfile(os.path.join(lab['folder'], f))]
     expect(lab['kind'] in ('gdb', 'crash') and not missing,
-           'lab %d: a %s lab of stage %d with %s' % (n, lab['kind'], lab['stage'],
+           'lab %d: a %s lab of stage %s with %s' % (n, lab['kind'], lab['stage'],
                                                      ', '.join(need)),
            'kind %s, missing %s' % (lab['kind'], missing))
     with open(os.path.join(lab['folder'], 'README.md')) as f:

@@ -62,8 +62,9 @@ def stage_dir(k):
 
 
 def stage_src(k):
-    """A stage's kernel tree: stage 0's is the extracted tarball itself."""
-    if str(k) == '0':
+    """A stage's kernel tree: stage 0's is the extracted tarball itself,
+    which lab 7's x86_64 kernel is built from too."""
+    if str(k) in ('0', 'x86_64'):
         return os.path.join(BUILD, 'src', 'linux')
     return os.path.join(stage_dir(k), 'src')
 
