@@ -73,9 +73,8 @@ size = thread_size_check('task stacks are 16K: THREAD_SIZE as vm/stages.toml '
 @test("__common_interrupt runs on the CPU's hardirq stack, which is vmapped",
       parent=stop)
 def on_hardirq():
-    c = cpu()
-    base, top = hardirq_stack(c)
-    sp = val('$sp')
+    base, top = hardirq_stack(cpu())
+    c, sp = cpu(), val('$sp')
     expect_true(base <= sp < top, '$rsp', "on CPU %d's hardirq stack %#x-%#x"
                 % (c, base, top), '%#x' % sp)
     expect_true(VMALLOC[0] <= base < VMALLOC[1], "the hardirq stack's base",
@@ -84,10 +83,16 @@ def on_hardirq():
     return 'CPU %d, %d bytes below its top' % (c, top - sp)
 
 
-@test('ks-where names the hardirq stack', parent=on_hardirq, reads='ks-where')
-def where_hardirq(where):
-    said = "CPU %d's hardirq stack" % cpu()
-    expect_true(said in where, "ks-where's words", said, where.strip())
+def ks_where_names(kind, parent):
+    """Register the check that ks-where names this CPU's KIND stack."""
+    def check(where):
+        said = "CPU %d's %s stack" % (cpu(), kind)
+        expect_true(said in where, "ks-where's words", said, where.strip())
+    test('ks-where names the %s stack' % kind, parent=parent,
+         reads='ks-where')(check)
+
+
+ks_where_names('hardirq', on_hardirq)
 
 
 @test("the switch saved the interrupted rsp in the hardirq stack's top word, "
@@ -97,7 +102,7 @@ def saved_rsp():
     base, top = hardirq_stack(c)
     saved = val('*(unsigned long *)%d' % (top - 8))
     task = current(c)
-    low, high = int(task['stack']) & MASK, (int(task['stack']) & MASK) + STAGE['thread_size']
+    low, high = task_stack(task)
     expect_true(low <= saved < high, "the word at the hardirq stack's top",
                 'an rsp on the stack of pid %d (%s), %#x-%#x' % (
                     int(task['pid']), task['comm'].string(), low, high), '%#x' % saved)
@@ -118,8 +123,7 @@ def guard_pages():
     return '%#x-%#x' % (low, high)
 
 
-@test("continuing, dd's descent ends in a double fault: exc_double_fault runs "
-      "on the CPU's double-fault (IST) stack", parent=stop)
+@test("continuing, dd's descent double-faults onto the DF stack", parent=stop)
 def double_fault():
     hit = continue_to('exc_double_fault')
     c = cpu()
@@ -142,11 +146,7 @@ def double_fault():
     return 'CPU %d, %s: rsp was %d bytes under its stack' % (c, SEEN['comm'], low - regs_sp)
 
 
-@test('ks-where names the double-fault stack', parent=double_fault,
-      reads='ks-where')
-def where_df(where):
-    said = "CPU %d's double-fault stack" % cpu()
-    expect_true(said in where, "ks-where's words", said, where.strip())
+ks_where_names('double-fault', double_fault)
 
 
 @test('handle_stack_overflow() follows, its fault address in the guard page '
@@ -159,14 +159,15 @@ def overflow():
     answer('fault_below_base', low - fault)
     expect_true(low - PAGE <= fault < low, 'fault_address', 'in the page '
                 'under the stack, %#x-%#x' % (low - PAGE, low), '%#x' % fault)
+    # On to die(), which handle_stack_overflow() calls once it has
+    # printed its line: the line is in the log, and the kernel not dead yet.
+    expect_true(continue_to('die'), 'a stop in die()', 'one', 'none')
     return '%d bytes under the stack' % (low - fault)
 
 
 @test('the kernel says so: "BUG: TASK stack guard page was hit" in lx-dmesg',
-      parent=overflow)
-def dmesg():
-    expect_true(continue_to('die'), 'a stop in die()', 'one', 'none')
-    log = gdb.execute('lx-dmesg', to_string=True)
+      parent=overflow, reads='lx-dmesg')
+def dmesg(log):
     said = re.search(r'BUG: TASK stack guard page was hit at (\S+)', log)
     expect_true(said, 'lx-dmesg', 'a line "BUG: TASK stack guard page was hit '
                 'at ..."', ' | '.join(log.splitlines()[-3:]))
