@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""labs/7/experiment.py: lab 7's table, the kernel's own stack tests
+(LKDTM) on every i386 stage and on lab 7's x86_64 kernel.
+
+Each test runs in a fresh guest (labs/7/guest.sh, with ks_lkdtm=TEST):
+a test that kills the kernel must not hide what the next one does. The
+row says what the kernel said first, when it noticed, and what
+survived, read from the console. Writes build/results/lab7-lkdtm.tsv (by column name, for check
+83), .txt (for a terminal), .adoc (the workbook's table) and .log (the
+lines the rows were read from).
+"""
+import os
+import re
+
+import facts
+import results
+from session import BUILD, Guest, GuestError
+
+STAGES = facts.lab(7)['experiment_stages']
+TESTS = ('STACK_GUARD_PAGE_LEADING', 'STACK_GUARD_PAGE_TRAILING',
+         'EXHAUST_STACK', 'REPORT_STACK')
+COLUMNS = ('stage', 'thread_size', 'test', 'said', 'noticed', 'survived')
+# What the kernel says, in the order of a run: the first found is "said".
+SAYINGS = [
+    (r'BUG: TASK stack guard page was hit', 'at once: a fault in the guard '
+     'page under the stack'),
+    (r'BUG: unable to handle page fault', 'at once: a fault (an unmapped '
+     'page)'),
+    (r'FAIL: accessed page (before|after) stack', 'never: the read succeeds'),
+    (r'corrupted stack end detected inside scheduler', 'later: the '
+     "scheduler's end-magic check"),
+    (r'FAIL: survived without exhausting stack', 'never: the recursion '
+     'returns'),
+    (r'Stack offset: -?\d+', 'nothing to notice: it reports how far the '
+     "second call's stack begins from the first's"),
+]
+LOGGED = re.compile(r'lab 7|lkdtm|BUG:|FAIL:|Kernel panic|Stack offset|'
+                    r'corrupted stack')
+
+
+def said(serial):
+    """The kernel's first saying of SAYINGS after the test began: (the
+    line, when it noticed), or ('', '') if none."""
+    found = []
+    for pattern, noticed in SAYINGS:
+        m = re.search(r'^.*%s.*$' % pattern, serial, re.M)
+        if m:
+            found.append((m.start(), m.group(0), noticed))
+    if not found:
+        return '', ''
+    _, line, noticed = min(found)
+    line = re.sub(r'^\[[ \d.]+\] (lkdtm: )?', '', line).strip()
+    # %p prints a hashed pointer; the log's next lines have the address.
+    line = re.sub(r' at \(____ptrval____\).*', ' at ...', line)
+    offsets = re.findall(r'Stack offset: (-?\d+)', serial)
+    if line.startswith('Stack offset') and len(offsets) > 1:
+        line = 'Stack offset: %s' % ', then '.join(offsets)
+    return line, noticed
+
+
+def survived(serial, status):
+    m = re.search(r'Kernel panic - not syncing: (.*)$', serial, re.M)
+    if m:
+        return 'no: panic, "%s"' % m.group(1).strip()
+    if 'lab 7: the guest runs on' in serial and status == 0:
+        m = re.search(r'ended with status (\d+)', serial)
+        return 'yes' + (', but its shell was killed' if m and m.group(1) != '0'
+                        else '')
+    return 'no: %s' % status
+
+
+def experiment(k, test, log):
+    """TEST in a fresh guest of kernel K: its row."""
+    with Guest(k, '/labs/7/guest.sh', append='ks_lkdtm=%s' % test) as guest:
+        try:
+            status = guest.wait_exit(60)
+        except GuestError as e:
+            status = str(e).splitlines()[0]
+        serial = guest.serial()
+    serial = serial[serial.find('lab 7: lkdtm'):]
+    log.write('=== %s, %s (run folder %s; guest exit %s)\n'
+              % (k, test, guest.run, status))
+    log.writelines(l + '\n' for l in serial.split('\n') if LOGGED.search(l))
+    log.flush()
+    line, noticed = said(serial)
+    return guest, dict(stage=k, thread_size=facts.stage(k)['thread_size'],
+                       test=test, said=line, noticed=noticed,
+                       survived=survived(serial, status))
+
+
+def text(rows, setup):
+    out = ["Lab 7: the kernel's own stack tests (LKDTM), a fresh guest each "
+           "(%s)" % setup]
+    for r in rows:
+        out.append('%-7s %-26s %s' % (r['stage'], r['test'], r['said'] or '-'))
+        out.append('%-34s noticed: %s; survived: %s' % ('', r['noticed'] or '-',
+                                                        r['survived']))
+    return '\n'.join(out) + '\n'
+
+
+def adoc(rows):
+    return results.adoc_table('1,3,4,3,3', [
+        'Kernel', 'Test', 'What the kernel said first', 'Noticed',
+        'Survived'], [[
+            '%s (%dK)' % (r['stage'], r['thread_size'] // 1024), r['test'],
+            '`%s`' % r['said'] if r['said'] else 'nothing',
+            r['noticed'] or '-', r['survived']] for r in rows])
+
+
+def main():
+    results.run_experiment(
+        os.path.join(BUILD, 'results'), 'lab7-lkdtm', COLUMNS,
+        [lambda log, k=k, test=test: experiment(k, test, log)
+         for test in TESTS for k in STAGES], text, adoc)
+
+
+if __name__ == '__main__':
+    main()
