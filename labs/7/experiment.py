@@ -99,12 +99,12 @@ def text(rows, setup):
 
 
 def adoc(rows):
-    return results.adoc_table('1,3,4,3,3', [
-        'Kernel', 'Test', 'What the kernel said first', 'Noticed',
-        'Survived'], [[
-            '%s (%dK)' % (r['stage'], r['thread_size'] // 1024), r['test'],
-            '`%s`' % r['said'] if r['said'] else 'nothing',
-            r['noticed'] or '-', r['survived']] for r in rows])
+    cells = [['%s (%dK)' % (r['stage'], r['thread_size'] // 1024), r['test'],
+              '`%s`' % r['said'] if r['said'] else 'nothing',
+              r['noticed'] or '-', r['survived']] for r in rows]
+    header = ['Kernel', 'Test', 'What the kernel said first', 'Noticed',
+              'Survived']
+    return results.adoc_table('1,3,4,3,3', header, cells)
 
 
 def main():
