@@ -42,6 +42,7 @@ help:
 	@echo '                 make hint N=k: one more hint each time'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
+	@echo '                 (N=7: lab 7'"'"'s x86_64 kernel after its guard-page panic; drgn reads it too)'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
 	@echo 'make deps        install missing Debian packages, fetch the guest busybox'
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
@@ -115,8 +116,9 @@ exercise: check-lab deps
 hint: check-lab
 	@vm/session/ks hint $(N)
 
-# A post-mortem: dump stage k after lab 6's panic, open it with crash.
-crash: check-stage deps initramfs
+# A post-mortem: dump stage k after lab 6's panic (N=7: lab 7's x86_64
+# kernel after its guard-page panic), open it with crash.
+crash: deps $(LAB_IMAGE)
 	@vm/session/ks crash $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines); by

@@ -15,10 +15,12 @@
 # installing it would remove the host's gcc and binutils. No i386 program
 # ever runs on the host itself: many kernels have no IA32 emulation, so
 # crash runs under QEMU's user-mode emulator (qemu-user's qemu-i386) on
-# every host, and the guest's busybox only ever runs in the guest.
+# every host, and the guest's busybox only ever runs in the guest. Lab
+# 7's x86_64 dump is read by Debian's own crash and drgn, host programs.
 PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
 xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
+crash python3-drgn
 ${KS_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"

@@ -1,12 +1,25 @@
-"""crash on a dump of a stage's kernel (make crash, lab 6).
+"""crash on a dump of a stage's kernel (make crash, lab 6), or of lab 7's
+x86_64 kernel (make crash N=7).
 
-The dump (build/stage-K/vmcore) is made once per kernel: boot stage K
-with lab 6's workload (labs/6/guest.sh: a stack overflow that panics),
-wait for the panic, and have QEMU write the guest's memory as an ELF core
-(monitor: dump-guest-memory). crash is Debian's i386 build, unpacked into
-the build cache by vm/build/deps.sh. It runs under QEMU's user-mode emulator
-(qemu-i386) on every host, whether or not the host's kernel can run i386
-programs itself: one path for every machine.
+The dump (build/stage-K/vmcore) is made once per kernel: boot it with a
+workload that panics (PANICS: lab 6's stack overflow on an i386 stage,
+lab 7's descent into the guard page on x86_64), wait for the panic, and
+have QEMU write the guest's memory as an ELF core (monitor:
+dump-guest-memory). For an i386 kernel crash is Debian's i386 build,
+unpacked into the build cache by vm/build/deps.sh. It runs under QEMU's
+user-mode emulator (qemu-i386) on every host, whether or not the host's
+kernel can run i386 programs itself: one path for every machine. For
+x86_64 it is Debian's own crash package, the host's (amd64) program.
+
+x86_64's dump is written twice. crash reads the plain one (physical
+memory); drgn (python3-drgn) needs the "paging" one, whose segments
+carry kernel virtual addresses, and the VMCOREINFO note the guest's
+fw_cfg driver gives QEMU (vm/session/session.py): `drgn -c
+build/stage-x86_64/vmcore.paged -s build/stage-x86_64/obj/vmlinux`.
+crash 8.0.2 cannot read the paging dump ("do not match"), and its search
+for the panicking task stops at 6.1's maple tree ("invalid structure
+member offset: mm_struct_mmap"): it starts with --no_panic, and `bt PID`
+shows any task.
 
 crash 8.0.2 looks up sys_open, sys_fork and sys_read while probing how an
 x86 kernel was built; 6.1 names them __ia32_sys_*. A copy of System.map
@@ -17,40 +30,47 @@ import re
 import shutil
 import subprocess
 
-from session import BUILD, TIMEOUT, Guest, GuestError, say, stage_dir, stage_obj
+from session import (BUILD, TIMEOUT, Guest, GuestError, arch, initramfs, say,
+                     stage_dir, stage_obj)
 
 CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
+# The guest that panics, by the machine it runs on.
+PANICS = {'i386': '/labs/6/guest.sh', 'x86_64': '/labs/7/guest.sh'}
 ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',
            '__ia32_sys_read': 'sys_read'}
 
 
 def _stale(vmcore, stage):
     inputs = [os.path.join(stage_obj(stage), 'vmlinux'),
-              os.path.join(BUILD, 'initramfs.cpio'),
+              initramfs(stage),
               os.path.join(stage_dir(stage), 'modules.cpio')]
-    return not os.path.exists(vmcore) or any(
+    paged = arch(stage) == 'x86_64'    # the dump drgn reads, too
+    return not os.path.exists(vmcore) or (
+        paged and not os.path.exists(vmcore + '.paged')) or any(
         os.path.exists(p) and os.path.getmtime(p) > os.path.getmtime(vmcore)
         for p in inputs)
 
 
 def dump(stage):
-    """Stage STAGE's dump after lab 6's panic, made if missing or older
-    than the kernel, the initramfs or the modules."""
+    """Stage STAGE's dump after its panic (PANICS), made if missing or
+    older than the kernel, the initramfs or the modules."""
     vmcore = os.path.join(stage_dir(stage), 'vmcore')
     if not _stale(vmcore, stage):
         return vmcore
-    for p in (vmcore, vmcore + '.tmp'):
+    for p in (vmcore, vmcore + '.tmp', vmcore + '.paged'):
         if os.path.exists(p):
             os.unlink(p)
     try:
-        with Guest(stage, '/labs/6/guest.sh', append='panic=0') as guest:
-            say('stage %s: waiting for lab 6\'s panic (serial log: %s)'
-                % (stage, guest.path('serial.log')))
+        with Guest(stage, PANICS[arch(stage)], append='panic=0') as guest:
+            say('stage %s: waiting for the panic of %s (serial log: %s)'
+                % (stage, PANICS[arch(stage)], guest.path('serial.log')))
             m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', TIMEOUT)
             say('stage %s: %s' % (stage, m.group(0)))
             # panic() prints its last line once it has stopped the other
             # CPUs: a dump taken earlier catches them still running.
             guest.wait_for(r'---\[ end Kernel panic', 30)
+            if arch(stage) == 'x86_64':
+                guest.monitor('dump-guest-memory -p %s.paged' % vmcore)
             guest.monitor('dump-guest-memory %s.tmp' % vmcore)
             if not os.path.getsize(vmcore + '.tmp'):
                 raise GuestError('QEMU wrote no dump')
@@ -68,9 +88,11 @@ def command(stage, quiet=True, vmcore=None):
     """The command line that opens stage STAGE's dump with crash (QUIET:
     no banner, for a batch of commands); VMCORE: another dump of that
     kernel (a hung lab's, which vm/session/ks keeps in its run folder)."""
-    if not os.access(CRASH, os.X_OK):
+    if arch(stage) == 'x86_64' and not shutil.which('crash'):
+        raise GuestError("crash not found (package crash): run 'make deps'")
+    if arch(stage) == 'i386' and not os.access(CRASH, os.X_OK):
         raise GuestError("crash is not in the build cache: run 'make deps'")
-    if not shutil.which('qemu-i386'):
+    if arch(stage) == 'i386' and not shutil.which('qemu-i386'):
         raise GuestError("qemu-i386 not found (package qemu-user): run 'make deps'")
     obj = stage_obj(stage)
     if not os.path.exists(os.path.join(obj, 'vmlinux')):
@@ -87,7 +109,9 @@ def command(stage, quiet=True, vmcore=None):
             words = line.split()
             if len(words) == 3 and words[2] in ALIASES:
                 out.write('%s %s %s\n' % (words[0], words[1], ALIASES[words[2]]))
-    return (['qemu-i386', CRASH] + (['-s'] if quiet else []) +
+    run = (['crash', '--no_panic'] if arch(stage) == 'x86_64' else
+           ['qemu-i386', CRASH])
+    return (run + (['-s'] if quiet else []) +
             [crash_map, os.path.join(obj, 'vmlinux'), vmcore])
 
 

@@ -69,6 +69,19 @@ def stage_src(k):
     return os.path.join(stage_dir(k), 'src')
 
 
+def arch(k):
+    """The machine a kernel runs on: i386 for every stage, x86_64 for lab
+    7's kernel ("x86_64", as vm/build/lib.sh's karch says)."""
+    return 'x86_64' if str(k) == 'x86_64' else 'i386'
+
+
+def initramfs(k):
+    """The guest image a kernel boots: build/initramfs.cpio for the i386
+    stages, build/initramfs-x86_64.cpio for lab 7's kernel."""
+    return os.path.join(BUILD, 'initramfs.cpio' if arch(k) == 'i386' else
+                        'initramfs-%s.cpio' % arch(k))
+
+
 def stage_obj(k):
     return os.path.join(stage_dir(k), 'obj')
 
@@ -160,10 +173,8 @@ class Guest:
         self.mem = int(os.environ.get('MEM') or 128)
         # Lab 7's kernel ("x86_64", vm/build/lib.sh) boots in its own
         # machine with its own guest image; every other is i386.
-        self.arch = 'x86_64' if str(stage) == 'x86_64' else 'i386'
-        self.initramfs = (os.environ.get('KS_INITRAMFS') or os.path.join(
-            BUILD, 'initramfs.cpio' if self.arch == 'i386' else
-            'initramfs-%s.cpio' % self.arch))
+        self.arch = arch(stage)
+        self.initramfs = os.environ.get('KS_INITRAMFS') or initramfs(stage)
         self.qemu = None
         self.run = self.port = None
         self.gdb_runs = 0
@@ -189,6 +200,10 @@ class Guest:
         # The guest's qemu-exit program ends the run through this port,
         # with a status QEMU turns into its own exit code.
         args += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04']
+        if self.arch == 'x86_64':
+            # A dump's VMCOREINFO, for drgn: the kernel's fw_cfg driver
+            # hands QEMU the note's address through this device.
+            args += ['-device', 'vmcoreinfo']
         # The monitor (for dump-guest-memory), the pid, and a log of CPU
         # resets: a triple fault ends QEMU without a word from the kernel.
         args += ['-monitor', 'unix:%s,server=on,wait=off' % self.path('monitor.sock'),
@@ -208,6 +223,10 @@ class Guest:
 
     def _cmdline(self):
         words = ['console=ttyS0', 'panic=-1']
+        if self.arch == 'x86_64':
+            # Where QEMU's fw_cfg is (x86's default), told on the command
+            # line: the kernel has no ACPI to find it by.
+            words.append('qemu_fw_cfg.ioport=12@0x510:0:1:4')
         if self.script:
             words.append('ks_run=%s' % self.script)
         words += self.append.split()
