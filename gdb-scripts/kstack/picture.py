@@ -7,15 +7,22 @@ MAX_FRAMES = 14
 RULE = '+' + '-' * 44 + '+'
 
 
-def _bottom_word(area, cpu):
-    word = stacks.word(area.base)
+def _saved_word(area, cpu):
+    """What the stack's end holds: STACK_END_MAGIC at a task stack's
+    bottom, the saved stack pointer in an IRQ stack (its bottom word on
+    i386, its top word on x86_64)."""
     if area.kind == 'task':
+        word = stacks.word(area.base)
         return 'end_of_stack(): %s' % (
             'STACK_END_MAGIC, intact' if word == threadinfo.STACK_END_MAGIC
             else '%#x, MAGIC OVERWRITTEN' % word)
     if area.kind in ('hardirq', 'softirq'):
+        at = stacks.saved_sp_at(area.base)
+        word = stacks.word(at)
         back = stacks.find_area(word, cpu)
-        return 'saved esp %#x -> %s' % (word, back.short() if back else '?')
+        return 'saved %s %#x%s -> %s' % (
+            stacks.reg_names()[1], word, ' (its top word)' if at != area.base
+            else '', back.short() if back else '?')
     return ''
 
 
@@ -27,9 +34,9 @@ Usage: ks-stack-picture [CPU]    (default: the CPU of the selected thread)
 Shows the area's top and bottom, the frames on it (function names, by
 frame pointers, as ks-bt finds them), where $sp is, the deepest the stack
 has ever been (its high-water mark), the interrupt-entry warning line
-(sizeof(struct thread_info) + STACK_WARN above the bottom), and the bottom
-word: STACK_END_MAGIC for a task stack, the saved esp pointing back to
-the interrupted stack for an IRQ stack."""
+(sizeof(struct thread_info) + STACK_WARN above the bottom; i386 only),
+and the word at the stack's end: STACK_END_MAGIC for a task stack, the
+saved stack pointer back to the interrupted stack for an IRQ stack."""
 
     def __init__(self):
         super(KsStackPicture, self).__init__('ks-stack-picture',
@@ -52,9 +59,10 @@ the interrupted stack for an IRQ stack."""
             rows.append((here[MAX_FRAMES].where, '  ... %d more frames'
                          % (len(here) - MAX_FRAMES)))
         if area.kind in ('task', 'hardirq', 'softirq'):
-            deepest = area.base + 4 + usage.not_used(area)
+            deepest = area.base + stacks.word_bytes() + usage.not_used(area)
             rows.append((deepest, '~~ deepest use so far (%d bytes)'
                          % (area.top - deepest)))
+        if area.kind in ('task', 'hardirq', 'softirq') and not stacks.is_64bit():
             warn = stacks.warn_line()
             rows.append((area.base + warn, '- - warning line (%d above the '
                          'bottom) - -' % warn))
@@ -65,7 +73,7 @@ the interrupted stack for an IRQ stack."""
         for addr, text in rows:
             w('%#010x | %s\n' % (addr, text))
         w('%#010x %s bottom\n' % (area.base, RULE))
-        w('           %s\n' % _bottom_word(area, cpu))
+        w('           %s\n' % _saved_word(area, cpu))
 
 
 KsStackPicture()

@@ -76,16 +76,21 @@ depth: N bytes left" lines in the kernel log)."""
                                   stacks.thread_size(), owner=task)]
         else:
             chosen = all_areas()
-        warn = stacks.warn_line()
-        gdb.write('%-24s %-10s %6s %6s %6s  %s\n' % (
-            'stack', 'base', 'size', 'unused', 'deepest', 'below warning line?'))
+        # The warning line is the i386 IRQ-entry check's; x86_64 has none.
+        warn = None if stacks.is_64bit() else stacks.warn_line()
+        width = 2 + 2 * stacks.word_bytes()  # an address: 0x and its digits
+        gdb.write('%-24s %-*s %6s %6s %6s  %s\n' % (
+            'stack', width, 'base', 'size', 'unused', 'deepest',
+            'below warning line?' if warn else ''))
         for area in chosen:
             if not area.base:
                 continue                     # an exited task, stack freed
             free = not_used(area)
-            gdb.write('%-24s %#010x %6d %6d %6d  %s\n' % (
-                area.short()[:24], area.base, area.size, free,
-                area.size - free, 'YES' if free + 4 < warn else 'no'))
+            below = ('' if warn is None else 'YES'
+                     if free + stacks.word_bytes() < warn else 'no')
+            gdb.write('%-24s %#0*x %6d %6d %6d  %s\n' % (
+                area.short()[:24], width, area.base, area.size, free,
+                area.size - free, below))
         low = lowest_stack()
         if low is not None:
             gdb.write('kernel record (lowest_to_date): an exited task left %d '
