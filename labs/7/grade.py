@@ -79,7 +79,7 @@ def on_hardirq():
                 % (c, base, top), '%#x' % sp)
     expect_true(VMALLOC[0] <= base < VMALLOC[1], "the hardirq stack's base",
                 'in vmalloc space (%#x-%#x)' % VMALLOC, '%#x' % base)
-    answer('stack_kb', STAGE['thread_size'] // 1024)
+    answer('stack_kb', val('sizeof(init_stack)') // 1024)   # THREAD_SIZE
     return 'CPU %d, %d bytes below its top' % (c, top - sp)
 
 
@@ -138,8 +138,9 @@ def double_fault():
            '%#x-%#x; $rsp %#x)' % (c, base, top, sp))
     task = current(c)
     low, _ = task_stack(task)
-    regs_sp = val('((struct pt_regs *)$rdi)->sp')
+    regs_sp = val('regs->sp')
     SEEN.update(cpu=c, low=low, comm=task['comm'].string(), regs_sp=regs_sp)
+    expect(SEEN['comm'], 'dd', 'the task that overflowed (current)')
     expect_true(low - PAGE <= regs_sp < low, "the faulting rsp (regs->sp)",
                 'in the page under the stack of %s, %#x' % (SEEN['comm'], low),
                 '%#x' % regs_sp)
@@ -154,7 +155,7 @@ ks_where_names('double-fault', double_fault)
 def overflow():
     expect_true(continue_to('handle_stack_overflow'), 'a stop in '
                 'handle_stack_overflow', 'one', 'none')
-    fault = val('$rsi')         # handle_stack_overflow(regs, fault_address, info)
+    fault = val('fault_address')
     low = SEEN['low']
     answer('fault_below_base', low - fault)
     expect_true(low - PAGE <= fault < low, 'fault_address', 'in the page '

@@ -2,14 +2,15 @@
 # pages). Loaded by vm/session/ks for make lab (and by the grader,
 # labs/7/grade.py).
 #
-# The first stop is a device interrupt after boot, in __common_interrupt:
+# The first stop is a device interrupt after boot that came in kernel
+# mode (from user mode there is no switch), in __common_interrupt:
 # x86_64's C path of every device interrupt, which the entry code
 # (run_irq_on_irqstack_cond, arch/x86/include/asm/irq_stack.h) calls
 # on the CPU's hardirq stack. Then the guest runs lab 4's descent, deeper
 # than the stack: the breakpoints stop at the double fault its first write
 # into the guard page causes, and where the kernel says so.
 
-ks-lab-stop __common_interrupt
+ks-lab-stop __common_interrupt if (((struct pt_regs *)$rdi)->cs & 3) == 0
 break exc_double_fault
 break handle_stack_overflow
 
@@ -25,6 +26,6 @@ echo \  ks-irqstacks              each CPU's hardirq stack, vmapped\n
 echo \  continue                  dd descends 64 x 256 bytes: the double fault\n
 echo \                            stops at exc_double_fault, then\n
 echo \                            handle_stack_overflow (ks-where at each)\n
-echo \  p/x fault_address         (in handle_stack_overflow) the first address\n
-echo \                            written past the stack's end\n
+echo \  p/x fault_address         (in handle_stack_overflow) where the CPU's\n
+echo \                            push of the page fault's frame faulted\n
 echo See labs/7/README.md.\n
