@@ -11,17 +11,17 @@ out=$BUILD/book
 # Each book/transcripts/NAME.gdb makes transcripts/NAME.txt (lab 6's
 # crash session comes from labs/6/crash.cmds), and lab 2's run its figure.
 for f in $(cd "$TOP/book" && ls transcripts/*.gdb | sed 's/\.gdb$/.txt/') \
-	 transcripts/lab6.txt figures/irq-stacks.svg; do
+	 transcripts/lab6.txt figures/irq-stacks.svg figures/guard-page.svg; do
 	[ -s "$out/$f" ] || die "the book needs $out/$f: run 'make transcripts'"
 done
-for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv; do
+for f in lab4-overflow.adoc lab4-overflow.tsv lab5-memory.adoc lab5-memory.tsv lab7-lkdtm.adoc; do
 	n=${f#lab}
 	[ -s "$BUILD/results/$f" ] || die "the book needs $BUILD/results/$f: run labs/${n%%-*}/experiment.py (make check does)"
 done
 for f in exercise2-skeleton exercise2-solution exercise3-skeleton exercise3-solution exercise4-skeleton exercise4-solution; do
 	[ -s "$BUILD/results/$f.txt" ] || die "the book needs $BUILD/results/$f.txt: run tests/checks/88-exercises.py (make check does)"
 done
-for n in 0 1 5 6; do
+for n in 0 1 5 6 7; do
 	[ -s "$BUILD/results/task$n-skeleton.txt" ] || die "the book needs $BUILD/results/task$n-skeleton.txt: run tests/checks/84-tasks.py (make check does)"
 done
 [ -s "$BUILD/results/postmortem-never-stored.txt" ] || die "the book needs $BUILD/results/postmortem-never-stored.txt: run tests/checks/89-postmortem.py (make check does)"

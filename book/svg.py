@@ -20,7 +20,7 @@ TEXT, SMALL = 12, 11                 # label and smallest text sizes
 PDF_WIDTH_PT, MIN_PT = 499, 8        # what book check 90 holds them to
 COLORS = {'task': '#9ecae1', 'hardirq': '#fdae6b', 'softirq': '#a1d99b',
           'past': '#de2d26', 'frame': '#3182bd', 'line': '#444444',
-          'faint': '#eeeeee', 'magic': '#756bb1'}
+          'faint': '#eeeeee', 'magic': '#756bb1', 'ist': '#fcbba1'}
 
 
 def text_width(s, size, mono=False):

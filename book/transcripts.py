@@ -36,12 +36,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 import crash
 from layout import WIDTH, WRAP_MARK  # a longer line is broken, continued two spaces in
 import facts
-from session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
+from session import BUILD, TIMEOUT, TOP, Guest, GuestError, arch, lab_scripts, say
 
 OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
 # What draws a figure at the end of a lab's walk.
-FIGURE_OF = {2: os.path.join(HERE, 'stackfig.py')}
+FIGURE_OF = {2: os.path.join(HERE, 'stackfig.py'), 7: os.path.join(HERE, 'guardfig.py')}
 # What crash's batch output gets before each command, to be replaced by
 # its prompt.
 CRASH_MARK = '@@ks-command@@ '
@@ -156,7 +156,7 @@ def gdb_session(n, walk):
     lines = callouts([relative_paths(l) for l in session.splitlines()
                       if l not in noise])
     head = ['# A real session: stage %s in %s, on a host running %s %s,' % (
-                lab['stage'], first_line(['qemu-system-i386', '--version']),
+                lab['stage'], first_line(['qemu-system-' + arch(lab['stage']), '--version']),
                 platform.system(), platform.release()),
             '# %s, %s. Addresses and pids are this run\'s.' % (
                 first_line(['gdb', '--version']), today())]

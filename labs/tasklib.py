@@ -1,4 +1,4 @@
-"""The learner's tasks of labs 0, 1, 5 and 6 (make exercise N=k, then
+"""The learner's tasks of labs 0, 1, 5, 6 and 7 (make exercise N=k, then
 make grade N=k EXERCISE=1): a file of the learner's own, graded by
 labs/k/task/grade.py with labs/gradelib.py's checks.
 
@@ -78,11 +78,11 @@ def expect_defined(solution, name, how):
                 'a function %s (the grader calls it)' % how, 'none')
 
 
-def at_stop(solutions, name, **seen):
+def at_stop(solutions, name, args=(), **seen):
     """What a grader records at one of its stops: SEEN (its own view), and
-    call() of the function NAME of each loaded solution that defines it,
-    under the solution's label."""
-    seen.update({s.label: call(s.module[name]) for s in solutions
+    call() of the function NAME, on ARGS, of each loaded solution that
+    defines it, under the solution's label."""
+    seen.update({s.label: call(s.module[name], *args) for s in solutions
                  if s.module and callable(s.module.get(name))})
     return seen
 

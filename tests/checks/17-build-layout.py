@@ -1,9 +1,10 @@
 # The build cache's layout is written in two languages: vm/build/lib.sh
 # (the shell build scripts) and vm/session/session.py (the session layer,
 # which boots and debugs what they built). Both must name the same
-# folders, or a lab boots a kernel other than the one just built. Asked
-# of both, for every stage and an exercise, with EXERCISES moved away as
-# a check moves it.
+# folders and the same machine (lib.sh's karch, session.arch), or a lab
+# boots a kernel other than the one just built, or in the wrong QEMU.
+# Asked of both, for every stage, lab 7's kernel and an exercise, with
+# EXERCISES moved away as a check moves it.
 import os
 import subprocess
 import tempfile
@@ -16,14 +17,15 @@ with tempfile.TemporaryDirectory() as elsewhere:
     os.environ['EXERCISES'] = elsewhere
     shell = subprocess.run(
         ['sh', '-c', '. "$TOP/vm/build/lib.sh"; for k in "$@"; do '
-         'echo "$k $(stage_src "$k") $(stage_obj "$k")"; done', 'layout']
+         'echo "$k $(stage_src "$k") $(stage_obj "$k") $(karch "$k")"; done', 'layout']
         + kinds, env=dict(os.environ, TOP=TOP), stdout=subprocess.PIPE,
         text=True, check=True).stdout.splitlines()
     for line in shell:
-        k, src, obj = line.split()
-        python = (session.stage_src(k), session.stage_obj(k))
-        expect(python == (src, obj), 'stage %s: vm/build/lib.sh and '
-               'vm/session/session.py name the same tree and objects (%s)'
-               % (k, src), 'shell %s %s, Python %s %s' % ((src, obj) + python))
+        k, src, obj, arch = line.split()
+        python = (session.stage_src(k), session.stage_obj(k), session.arch(k))
+        expect(python == (src, obj, arch), 'stage %s: vm/build/lib.sh and '
+               'vm/session/session.py name the same tree, objects and machine '
+               '(%s, %s)' % (k, src, arch), 'shell %s %s %s, Python %s %s %s'
+               % ((src, obj, arch) + python))
     expect(len(shell) == len(kinds), 'the layout of %d stages, lab 7\'s x86_64 kernel and an exercise '
            'was compared' % (len(kinds) - 2), '%d lines' % len(shell))

@@ -1,4 +1,4 @@
-# The tasks of labs 0, 1, 5 and 6 (make exercise N=k, make grade N=k
+# The tasks of labs 0, 1, 5, 6 and 7 (make exercise N=k, make grade N=k
 # EXERCISE=1, make hint N=k), as a learner meets them:
 #  - make grade before make exercise says to run make exercise first;
 #    make exercise copies the skeleton, and run again leaves the
@@ -81,6 +81,23 @@ WRONG = {
         ('counts-the-magic', 'takes the end magic for a used word',
          [('read.get(pid, [])[1:] if value]', 'read.get(pid, []) if value]')],
          'finds the task whose stack overflowed', [])],
+    7: [('eight-k', "takes a task stack for i386's 8K",
+         [("size = val('sizeof(init_stack)')", 'size = 8192')],
+         "a sleeping task's stack", ['hardirq stack', 'double-fault stack']),
+        ('irq-ptr-is-base', "takes hardirq_stack_ptr for the stack's base, as "
+         'on i386', [("yield 'hardirq', c, top - irq_size, irq_size",
+                      "yield 'hardirq', c, top - 8, irq_size")],
+         "$rsp in __common_interrupt", ["a sleeping task's stack"]),
+        ('no-ist', 'knows no IST stack', [('for member, name in IST:',
+                                           'for member, name in ():')],
+         "this CPU's double-fault stack", ["a sleeping task's stack"]),
+        ('current-only', 'looks only at the stacks of the tasks the CPUs run',
+         [("found = {int(t['stack']): t for t in tasks.task_lists()}",
+           'found = {}')],
+         "a sleeping task's stack", ["this CPU's double-fault stack"]),
+        ('guard-unchecked', 'calls the page under every stack a guard page, '
+         'mapped or not', [(' and not readable(addr)', '')],
+         'no guard page', ["the guard page under dd's stack"])],
 }
 
 
@@ -159,7 +176,7 @@ def keep(n, out):
 shutil.rmtree(WORK, ignore_errors=True)
 TASKS = [k for k in facts.labs() if 'exercise' in facts.lab(k)
          and 'base' not in facts.lab(k)['exercise']]
-expect(TASKS == [0, 1, 5, 6], 'labs 0, 1, 5 and 6 have a task', TASKS)
+expect(TASKS == [0, 1, 5, 6, 7], 'labs 0, 1, 5, 6 and 7 have a task', TASKS)
 
 # The commands, without a guest.
 for n in TASKS:

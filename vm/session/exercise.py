@@ -14,7 +14,7 @@ it. (A comment in a header would make every file that includes it
 recompile; in a .c file, ccache hands back the base stage's objects for
 everything else, so the first build takes about a minute.)
 
-A task (labs 0, 1, 5, 6: an [exercise] with no base) is one file of the
+A task (labs 0, 1, 5, 6, 7: an [exercise] with no base) is one file of the
 learner's own, EXERCISES/k/NAME, copied from the lab's skeleton (labs/k/
 task/...) and graded by the task's grader (labs/k/task/grade.py).
 """
@@ -30,7 +30,7 @@ def tree(n):
 
 
 def is_task(lab):
-    """LAB's exercise is a task (labs 0, 1, 5, 6): a file of the
+    """LAB's exercise is a task (labs 0, 1, 5, 6, 7): a file of the
     learner's own, not a kernel (no base stage)."""
     return 'exercise' in lab and 'base' not in lab['exercise']
 

@@ -84,7 +84,7 @@ def lab(n):
     exercise = os.environ.get('EXERCISE', '0') not in ('', '0')
     task = 'exercise' in facts and 'base' not in facts['exercise']
     if exercise and task:
-        # A task (labs 0, 1, 5, 6: an exercise with no base stage): a file
+        # A task (labs 0, 1, 5, 6, 7: an exercise with no base stage): a file
         # of the learner's own, graded by the task's grader on a stage's
         # kernel (the exercise's stage, else the lab's), the guest running
         # the exercise's guest (a path in the guest) if it names one.
