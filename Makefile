@@ -139,7 +139,7 @@ transcripts: deps kernels initramfs
 book: deps
 	@book/build.sh
 
-bench: deps
+bench: deps kernels initramfs initramfs64
 	@tests/bench.sh
 
 clean:

@@ -5,8 +5,9 @@
 #   bt of the task that died shows the double fault on its own stack and
 #   the recursion under it;
 #   drgn (python3-drgn) opens the "paging" dump, with its VMCOREINFO, and
-#   its stack trace of CPU 0 goes from the panic back through
-#   handle_stack_overflow() and exc_double_fault().
+#   the stack trace of its crashed thread (prog.crashed_thread(): CPU 0's
+#   registers, where lab 7's guest runs the descent) goes from the panic
+#   back through handle_stack_overflow() and exc_double_fault().
 import os
 import re
 import subprocess
@@ -35,7 +36,7 @@ expect(all(s in bt for s in ('exc_double_fault', 'DOUBLEFAULT exception stack',
 
 obj = os.path.dirname(vmcore)
 with tempfile.NamedTemporaryFile('w', suffix='.py') as script:
-    script.write('for f in prog.stack_trace(1):\n    print(f)\n')
+    script.write('for f in prog.crashed_thread().stack_trace():\n    print(f)\n')
     script.flush()
     p = subprocess.run(['drgn', '-q', '-c', vmcore + '.paged', '-s',
                         os.path.join(obj, 'obj', 'vmlinux'), script.name],
@@ -46,5 +47,5 @@ names = re.findall(r'\) in (\w+) at', p.stdout)
 order = [names.index(n) if n in names else -1
          for n in ('panic', 'handle_stack_overflow', 'exc_double_fault')]
 expect(p.returncode == 0 and -1 not in order and order == sorted(order),
-       'x86_64: drgn opens the paging dump; its trace of CPU 0 runs panic, '
-       'handle_stack_overflow, exc_double_fault', p.stdout.strip()[-400:])
+       'x86_64: drgn opens the paging dump; its crashed thread\'s trace runs '
+       'panic, handle_stack_overflow, exc_double_fault', p.stdout.strip()[-400:])

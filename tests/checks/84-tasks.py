@@ -83,7 +83,8 @@ WRONG = {
          'finds the task whose stack overflowed', [])],
     7: [('eight-k', "takes a task stack for i386's 8K",
          [("size = val('sizeof(init_stack)')", 'size = 8192')],
-         "a sleeping task's stack", ['hardirq stack', 'double-fault stack']),
+         "a sleeping task's stack", ['$rsp in __common_interrupt',
+                                     'double-fault stack']),
         ('irq-ptr-is-base', "takes hardirq_stack_ptr for the stack's base, as "
          'on i386', [("yield 'hardirq', c, top - irq_size, irq_size",
                       "yield 'hardirq', c, top - 8, irq_size")],

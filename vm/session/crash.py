@@ -15,8 +15,11 @@ x86_64's dump is written twice. crash reads the plain one (physical
 memory); drgn (python3-drgn) needs the "paging" one, whose segments
 carry kernel virtual addresses, and the VMCOREINFO note the guest's
 fw_cfg driver gives QEMU (vm/session/session.py): `drgn -c
-build/stage-x86_64/vmcore.paged -s build/stage-x86_64/obj/vmlinux`.
-crash 8.0.2 cannot read the paging dump ("do not match"), and its search
+build/stage-x86_64/vmcore.paged -s build/stage-x86_64/obj/vmlinux`, then
+`prog.crashed_thread().stack_trace()`. drgn finds the crashed thread's
+registers through crashing_cpu, which only a kdump kernel's crash path
+sets; after a plain panic it takes CPU 0's, so lab 7's guest runs the
+descent on CPU 0 (labs/7/guest.sh). crash 8.0.2 cannot read the paging dump ("do not match"), and its search
 for the panicking task stops at 6.1's maple tree ("invalid structure
 member offset: mm_struct_mmap"): it starts with --no_panic, and `bt PID`
 shows any task.
