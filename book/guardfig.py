@@ -48,24 +48,23 @@ def figure(path):
                                                  task['comm'].string()),
                    '%d bytes in vmalloc space' % size, 'task',
                    '%#x' % (base + size), '%#x' % low, on_task(base))
-    stack.mark(on_task(base), 'end magic %#x at the base %#x: intact'
-               % (stacks.word(base), base), '#756bb1')
-    stack.mark(on_task(base) - 0.001, 'guard page, unmapped, 4096 bytes: '
-               'the faulting rsp %#x and CR2 %#x lie here' % (regs_sp, fault),
-               '#de2d26', below=True)
+    stack.mark(on_task(base), 'end magic %#x: intact' % stacks.word(base),
+               '#756bb1')
+    stack.mark(on_task(base) - 0.001, 'guard page (unmapped)\nrsp %#x\nCR2 %#x'
+               % (regs_sp, fault), '#de2d26', below=True)
 
     def on_ist(addr):
         return (addr - ist.base) / ist.size
 
-    df = Column("CPU %d's double-fault stack" % cpu, '%d bytes, an IST stack '
-                'in the CPU entry area' % ist.size, 'ist', '%#x' % ist.top,
+    df = Column("CPU %d's double-fault stack" % cpu, '%d bytes, IST' % ist.size,
+                'ist', '%#x' % ist.top,
                 '%#x' % ist.base, on_ist(sp))
     df.mark(on_ist(sp), '$rsp now %#x, in %s' % (sp, stacks.symbol(
         stacks.regs_of(cpu, 'pc')[0]).split('+')[0]))
     draw(path, '', "A real stop (lab 7's x86_64 kernel). The arrow starts at "
          "the registers the CPU saved on the double-fault stack (pt_regs at "
-         "%#x) and ends at the rsp it saved there, in the guard page."
-         % regs, [stack, df], [(1, on_ist(regs), 0, on_task(regs_sp))])
+         "%#x) and ends at the rsp it saved there, in the guard page. The "
+         "double-fault stack lies in the CPU entry area." % regs, [stack, df], [(1, on_ist(regs), 0, on_task(regs_sp))])
 
 
 out = os.environ.get('KS_FIGURES')

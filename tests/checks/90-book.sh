@@ -66,6 +66,15 @@ else
 	not_ok "lab 2's figure draws the hardirq stack its transcript ends on (cpu '$cpu', base '$base')"
 fi
 
+# Lab 7's figure is drawn from the stop its transcript ends at: the CR2
+# it marks in the guard page is the fault_address the transcript prints.
+fault=$(sed -n '/^(gdb) p\/x fault_address$/{n;s/^\$[0-9]* = //p;}' "$book/transcripts/lab7.txt" 2>/dev/null | head -n 1)
+if [ -n "$fault" ] && grep -q ">CR2 $fault<" "$book/figures/guard-page.svg" 2>/dev/null; then
+	ok "lab 7's figure marks CR2 $fault in the guard page, the fault address its transcript ends with"
+else
+	not_ok "lab 7's figure marks the fault address its transcript ends with (fault_address '$fault')"
+fi
+
 if "$TOP/book/build.sh" > "$BUILD/check/book-build.log" 2>&1 &&
    [ -s "$book/index.html" ] && [ -s "$book/index.pdf" ]; then
 	ok "the book renders to HTML and PDF without an asciidoctor warning"
@@ -87,7 +96,7 @@ expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found
 threads=$(python3 "$TOP/vm/session/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
 expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
 	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
-for f in hw-entry irq-path thread-union stage-budget irq-ctx-2.6 irq-stacks lab4-depth lab5-threads; do
+for f in hw-entry irq-path thread-union stage-budget irq-ctx-2.6 irq-stacks guard-page lab4-depth lab5-threads; do
 	if grep -q "figures/$f.svg" "$html" && [ -s "$book/figures/$f.svg" ]; then
 		ok "the HTML shows figure $f.svg, drawn in this run"
 	else
