@@ -39,8 +39,10 @@ LOGGED = re.compile(r'lab 7|lkdtm|BUG:|FAIL:|Kernel panic|Stack offset|'
 
 
 def said(serial):
-    """The kernel's first saying of SAYINGS after the test began: (the
-    line, when it noticed), or ('', '') if none."""
+    """The kernel's first saying of SAYINGS after the test began, and when
+    the kernel noticed: at the first saying that is a noticing (a test's
+    own "FAIL: ..." is not: the scheduler's check may still notice
+    later); ('', '') if none."""
     found = []
     for pattern, noticed in SAYINGS:
         m = re.search(r'^.*%s.*$' % pattern, serial, re.M)
@@ -48,7 +50,10 @@ def said(serial):
             found.append((m.start(), m.group(0), noticed))
     if not found:
         return '', ''
-    _, line, noticed = min(found)
+    found.sort()
+    line = found[0][1]
+    noticed = next((n for _, _, n in found if not n.startswith('never')),
+                   found[0][2])
     line = re.sub(r'^\[[ \d.]+\] (lkdtm: )?', '', line).strip()
     # %p prints a hashed pointer; the log's next lines have the address.
     line = re.sub(r' at \(____ptrval____\).*', ' at ...', line)

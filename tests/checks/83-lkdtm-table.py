@@ -44,3 +44,10 @@ for test in ('STACK_GUARD_PAGE_LEADING', 'STACK_GUARD_PAGE_TRAILING'):
 r = row('x86_64', 'EXHAUST_STACK')
 expect('guard page was hit' in r.get('said', ''), 'x86_64: EXHAUST_STACK hits '
        'the guard page ("BUG: TASK stack guard page was hit")', r.get('said'))
+# A kernel that panicked noticed something: no row may say "never" then.
+wrong = ['%s %s: %s / %s' % (r['stage'], r['test'], r['noticed'], r['survived'])
+         for r in table if 'panic' in r.get('survived', '')
+         and r.get('noticed', '').startswith('never')]
+expect(not wrong, 'every row whose kernel panicked says when it noticed (%d such '
+       'rows)' % sum('panic' in r.get('survived', '') for r in table),
+       '; '.join(wrong))
