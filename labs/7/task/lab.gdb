@@ -13,7 +13,8 @@ echo Try:\n
 echo \  my-where                  your answer for $rsp; ks-where says which stack\n
 echo \  my-where *(unsigned long *)($lx_per_cpu("hardirq_stack_ptr", 0))\n
 echo \                            the rsp the switch saved (CPU 0's hardirq stack)\n
-echo \  my-where init_stack       the boot task's stack; my-where init_stack-8 under it\n
+echo \  my-where init_stack       the boot task's stack; my-where (char *)init_stack - 8\n
+echo \                            the word under it\n
 echo \  continue                  the double fault: my-where, my-where regs->sp\n
 echo \  continue                  handle_stack_overflow: my-where fault_address\n
 echo Graded by: make grade N=7 EXERCISE=1   (hints: make hint N=7)\n

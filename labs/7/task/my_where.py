@@ -90,7 +90,10 @@ class MyWhere(gdb.Command):
         super(MyWhere, self).__init__('my-where', gdb.COMMAND_STACK)
 
     def invoke(self, arg, from_tty):
-        addr = val(arg or '$rsp')
+        value = gdb.parse_and_eval(arg or '$rsp')
+        if value.type.strip_typedefs().code == gdb.TYPE_CODE_ARRAY:
+            value = value.address      # an array (init_stack): its first byte
+        addr = int(value) & MASK
         found = where(addr)
         if found is None:
             gdb.write('%#x: on no stack, and under none\n' % addr)
