@@ -41,7 +41,8 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 esac
 
 built() {
-	[ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
+	# The tree too: objects built from a tree elsewhere are not this one's.
+	[ -f "$src/Makefile" ] && [ -f "$obj/kernel.stamp" ] && [ "$(cat "$obj/kernel.stamp")" = "$key" ] \
 		&& [ -f "$obj/arch/x86/boot/bzImage" ] && [ -f "$obj/vmlinux-gdb.py" ] \
 		&& whole
 }

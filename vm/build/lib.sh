@@ -59,12 +59,13 @@ stage_patches() {
 
 # Where a kernel's tree and objects live. A stage is a number; "eN" is lab
 # N's exercise, the learner's own tree (make exercise N=N), under
-# EXERCISES. Every folder keeps its tree in src/ and its objects in obj/:
-# the compiler then sees the same relative paths in all of them, and
-# ccache can hand an exercise the objects of the stage it started from.
+# EXERCISES. Every folder keeps its tree in src/ and its objects in obj/,
+# stage 0 too: the compiler then sees the same relative paths in all of
+# them, and ccache hands stage 2 (whose sources are stage 0's) stage 0's
+# objects, and an exercise those of the stage it started from.
 EXERCISES=${EXERCISES:-$BUILD/exercises}
 stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$1" ;; esac; }
-stage_src() { if [ "$(tree_of "$1")" = 0 ]; then echo "$PRISTINE"; else echo "$(stage_dir "$1")/src"; fi; }
+stage_src() { echo "$(stage_dir "$(tree_of "$1")")/src"; }
 stage_obj() { echo "$(stage_dir "$1")/obj"; }
 # The kernel's LOCALVERSION, which uname -r and module vermagic carry.
 localversion() { case $1 in e*) echo "-exercise${1#e}" ;; x86_64) echo "-x86_64" ;; *) echo "-stage$1" ;; esac; }

@@ -3,8 +3,8 @@
 # its inputs (the tarball and patches/1..K).
 #
 # The tarball is extracted once into build/src/linux and never touched again.
-# A stage tree is a hard-link copy of it (seconds, almost no disk) with the
-# stage's patches applied. patch(1) writes each changed file anew and renames
+# A stage tree, stage 0's too, is a hard-link copy of it (seconds, almost no
+# disk) with the stage's patches applied (none for stage 0). patch(1) writes each changed file anew and renames
 # it into place, so a patched file stops sharing its inode with the pristine
 # tree and the pristine copy stays clean.
 #
@@ -46,7 +46,6 @@ apply_patches() {
 
 build_lock
 extract_pristine
-[ "$k" = 0 ] && exit 0
 
 dir=$(stage_dir "$k")
 key=$(tree_key "$k")

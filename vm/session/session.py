@@ -62,11 +62,9 @@ def stage_dir(k):
 
 
 def stage_src(k):
-    """A stage's kernel tree: stage 0's is the extracted tarball itself,
-    which lab 7's x86_64 kernel is built from too."""
-    if str(k) in ('0', 'x86_64'):
-        return os.path.join(BUILD, 'src', 'linux')
-    return os.path.join(stage_dir(k), 'src')
+    """A stage's kernel tree, its folder's src/ (as in vm/build/lib.sh);
+    lab 7's x86_64 kernel is built from stage 0's."""
+    return os.path.join(stage_dir('0' if str(k) == 'x86_64' else k), 'src')
 
 
 def arch(k):
