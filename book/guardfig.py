@@ -11,6 +11,7 @@ import os
 
 import gdb
 
+import facts
 from kstack import stacks
 from stackdraw import Column, draw
 
@@ -48,8 +49,9 @@ def figure(path):
                                                  task['comm'].string()),
                    '%d bytes in vmalloc space' % size, 'task',
                    '%#x' % (base + size), '%#x' % low, on_task(base))
-    stack.mark(on_task(base), 'end magic %#x: intact' % stacks.word(base),
-               '#756bb1')
+    magic = stacks.word(base)
+    stack.mark(on_task(base), 'end magic %#x: %s' % (magic, 'intact' if magic ==
+               facts.kernel()['stack_end_magic'] else 'overwritten'), '#756bb1')
     stack.mark(on_task(base) - 0.001, 'guard page (unmapped)\nrsp %#x\nCR2 %#x'
                % (regs_sp, fault), '#de2d26', below=True)
 
