@@ -48,7 +48,7 @@ if ! dpkg --print-foreign-architectures | grep -qx i386; then
     sudo dpkg --add-architecture i386 && sudo apt-get update"
 	say "enabling the i386 architecture in apt"
 	dpkg --add-architecture i386
-	apt-get -o DPkg::Lock::Timeout=600 update -q
+	sh "$TOP/vm/build/apt-update.sh"
 fi
 
 need=$(missing_packages | tr '\n' ' ')
@@ -61,7 +61,7 @@ if [ -n "$need" ]; then
 	say "installing Debian packages: $need"
 	# Another apt (unattended-upgrades, say) may hold dpkg's lock: wait for
 	# it rather than fail.
-	apt-get -o DPkg::Lock::Timeout=600 update -q
+	sh "$TOP/vm/build/apt-update.sh"
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $need
 	need=$(missing_packages | tr '\n' ' ')

@@ -17,7 +17,7 @@ fi
 
 if ! command -v make >/dev/null; then
 	echo "[setup.sh] installing make" >&2
-	as_root apt-get -o DPkg::Lock::Timeout=600 update -q
+	as_root sh vm/build/apt-update.sh
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q make
 fi
 as_root make deps
