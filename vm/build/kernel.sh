@@ -9,7 +9,8 @@
 # vm/build/kernel-x86_64.config merged over vm/build/kernel.config.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/build/kernel.config,
-# this script and the compiler wrapper vm/build/cc.
+# this script, the compiler wrapper vm/build/cc and how a kernel is
+# configured and compiled, vm/build/kmake.sh.
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
 . "$(dirname "$0")/lib.sh"
@@ -36,8 +37,8 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	[ -z "$only_ask" ] || exit 1
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
-*)	key=$(printf '%s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
-		"$(sha256sum < "$TOP/vm/build/cc")" | sha256sum | cut -c1-16) ;;
+*)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
+		"$(sha256sum < "$TOP/vm/build/cc")" "$(sha256sum < "$TOP/vm/build/kmake.sh")" | sha256sum | cut -c1-16) ;;
 esac
 
 built() {

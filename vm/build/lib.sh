@@ -151,34 +151,26 @@ _wait_for_build() {
 	say "$what is done; waited $(( $(date +%s) - start ))s"
 }
 
-# kernel_make SRC OBJ ARGS...: make in a kernel tree for $KARCH (i386
-# unless set, karch), with O=OBJ.
-# ccache pays off when a stage's tree is made again (after a patch's
-# message was edited, say): the files get new mtimes, make
-# recompiles them, and ccache hands back the objects whose inputs did not
-# change (measured: about 65 s instead of about 220 s for a stage). Stages
-# share almost nothing: each differs from the others in its config or in
-# headers nearly every file includes (and stage 0's tree lies elsewhere,
-# so its paths differ too). Depend mode
-# takes the headers from the compiler's own -MMD output instead of running
-# the preprocessor again, and objects are stored uncompressed (about
-# 150 MB per stage): a cold stage-0 build took 202 s this way, 204 s
-# without ccache, and 216-246 s with compression on. The kernel build gets
-# none of our make flags (make -s would leave its log empty).
-kernel_make() {
-	src=$1 obj=$2; shift 2
-	CCACHE_DIR="$BUILD/ccache" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 \
-		CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
-		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
-		make -C "$src" O="$obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/build/cc" "$@"
-}
-
-# kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with
-# FRAGMENT merged on top, completed by olddefconfig.
-kernel_config() {
-	kernel_make "$1" "$2" tinyconfig &&
-		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "$3" &&
-		kernel_make "$1" "$2" olddefconfig
+# class_cache_check: leave out of ccache's CCACHE_REMOTE_STORAGE (a
+# class's shared cache) what does not answer, with one line saying so:
+# the build goes on from the local cache, where ccache would only log the
+# failure and try the server again on every compile. Asked once per build
+# folder a minute: the scripts of one `make` (kernel, modules, a build
+# ahead) share the answer.
+class_cache_check() {
+	[ -n "${CCACHE_REMOTE_STORAGE:-}" ] || return 0
+	_cc_seen=$BUILD/.class-cache
+	if [ -f "$_cc_seen" ] && [ "$(sed -n 1p "$_cc_seen")" = "$CCACHE_REMOTE_STORAGE" ] &&
+		[ -n "$(find "$_cc_seen" -mmin -1)" ]; then
+		CCACHE_REMOTE_STORAGE=$(sed -n 2p "$_cc_seen")
+	else
+		_cc_asked=$CCACHE_REMOTE_STORAGE
+		CCACHE_REMOTE_STORAGE=$(python3 "$TOP/vm/build/class-cache.py" "$_cc_asked")
+		mkdir -p "$BUILD"
+		printf '%s\n%s\n' "$_cc_asked" "$CCACHE_REMOTE_STORAGE" > "$_cc_seen.$$"
+		mv "$_cc_seen.$$" "$_cc_seen"
+	fi
+	[ -n "$CCACHE_REMOTE_STORAGE" ] && export CCACHE_REMOTE_STORAGE || unset CCACHE_REMOTE_STORAGE
 }
 
 # merge_fragments FRAGMENT...: the settings of the FRAGMENTs (CONFIG_X=...
@@ -211,6 +203,10 @@ config_missing() {
 
 # ccache_misses: how many compilations ccache could not hand back, so far.
 ccache_misses() {
-	CCACHE_DIR="$BUILD/ccache" ccache --print-stats 2>/dev/null |
+	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" ccache --print-stats 2>/dev/null |
 		awk '$1 == "cache_miss" { n = $2 } END { print n + 0 }'
 }
+
+# How a kernel is configured and compiled: a file of its own, which every
+# kernel's fingerprint covers (vm/build/kernel.sh).
+. "$TOP/vm/build/kmake.sh"

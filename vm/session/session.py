@@ -529,8 +529,12 @@ class Guest:
         with the kernel's lx-* helpers auto-loaded (the safe path covers
         the build folder, so no ~/.gdbinit is needed) and the project's
         gdb-scripts/load.py; then ARGS (-batch, scripts), before the
-        file."""
+        file. The kernel's debug info names its sources relative to the
+        tree (vm/build/lib.sh, kernel_make): gdb finds them in this
+        kernel's tree, and the generated ones in its objects' folder."""
         return ['gdb', '-q', '-nx',
+                '-iex', 'directory %s' % stage_obj(self.stage),
+                '-iex', 'directory %s' % stage_src(self.stage),
                 '-iex', 'add-auto-load-safe-path %s' % BUILD,
                 '-iex', 'set confirm off', '-iex', 'set pagination off',
                 '-ex', 'source %s' % os.path.join(TOP, 'gdb-scripts', 'load.py'),
