@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/bench.sh: measure the lab machine's time budgets (make bench) and
 # print them as a table: figure, measured, budget, ratio, pass or fail.
-# About 30 minutes on 2 cores; results also in build/bench/results.txt.
+# About 2 hours on 2 cores; results also in build/bench/results.txt.
 #
 # First a learner's path through a cold build cache of its own
 # (build/bench/cold: the learner's cache is left alone):
@@ -12,8 +12,11 @@
 # boot to the ready marker and lab 0's grader are timed then, and again
 # on a quiet machine. Then the warm figures, on the learner's own cache.
 # Last, what the kernel config costs to build against the one before it
-# was cut (tests/config-cost.sh, about 12 minutes).
-# COLD=0 skips the learner's path, CONFIG_COST=0 the config's cost.
+# was cut (tests/config-cost.sh, about 12 minutes), and what a class's
+# shared compile cache saves (tests/class-cache.sh: two clones, about 30
+# minutes, and 40 more for the second clone's make check).
+# COLD=0 skips the learner's path, CONFIG_COST=0 the config's cost,
+# CLASS=0 the class cache, CLASS_CHECK=0 only its make check.
 . "$(dirname "$0")/../vm/build/lib.sh"
 
 out=$BUILD/bench
@@ -31,7 +34,7 @@ row() {
 
 # open_lab BUILD N [MAKE VARIABLES]: `make lab N=N` with gdb's input on a
 # fifo held open on fd 8; returns once the lab's banner is out (its stop
-# is reached).
+# is reached). With lab_top set, in that clone (tests/class-cache.sh).
 open_lab() {
 	log=$out/lab$2.log
 	lab_build=$1 lab_n=$2
@@ -39,7 +42,12 @@ open_lab() {
 	rm -f "$out/stdin"
 	: > "$log"
 	mkfifo "$out/stdin"
-	make -s -C "$TOP" lab N="$lab_n" BUILD="$lab_build" "$@" < "$out/stdin" > "$log" 2>&1 &
+	# lab_top: a clone of the class-cache bench (in_clone), else this one.
+	if [ -n "${lab_top:-}" ]; then
+		in_clone "$lab_top" make -s lab N="$lab_n" "$@" < "$out/stdin" > "$log" 2>&1 &
+	else
+		make -s -C "$TOP" lab N="$lab_n" BUILD="$lab_build" "$@" < "$out/stdin" > "$log" 2>&1 &
+	fi
 	lab_pid=$!
 	exec 8> "$out/stdin"
 	until grep -q "==== Lab $lab_n" "$log"; do
@@ -88,6 +96,7 @@ grade0() {
 	echo "$best"
 }
 . "$TOP/tests/config-cost.sh"
+. "$TOP/tests/class-cache.sh"
 
 : > "$results"
 echo "bench on $(date -u +%F), $(nproc) cores, $(qemu-system-i386 --version | head -n 1)" | tee -a "$results"
@@ -156,4 +165,5 @@ if [ -d "$ex/.git" ]; then
 	git -C "$ex" checkout -q -- arch/x86/kernel/irq_32.c
 fi
 [ "${CONFIG_COST:-1}" = 0 ] || config_cost
+[ "${CLASS:-1}" = 0 ] || class_cache
 echo "(table also in $results)"

@@ -52,7 +52,9 @@ def main(storage):
         if why is None:
             answering.append(entry)
         else:
-            host = entry.split('|')[0]
+            url = urlsplit(entry.split('|')[0])
+            # Without the user and password a redis:// URL may hold.
+            host = '%s://%s%s' % (url.scheme, url.netloc.rpartition('@')[2], url.path)
             print('[class-cache] warning: the class cache %s does not answer '
                   '(%s): building without it, from the local cache only'
                   % (host, why), file=sys.stderr)
