@@ -7,13 +7,12 @@
 # Left, dd's task stack with the page under it, drawn to scale; right,
 # the CPU's double-fault stack (an IST stack), with an arrow from the
 # registers the CPU saved there to the guard page its rsp was in.
-import os
 
 import gdb
 
 import facts
 from kstack import stacks
-from stackdraw import Column, draw
+from stackdraw import Column, draw, live
 
 PAGE = 4096
 
@@ -23,13 +22,7 @@ def val(expr):
 
 
 def figure(path):
-    cpu = stacks.selected_cpu()
-    sp = stacks.sp_of(cpu)
-    known = stacks.areas(cpu)
-    ist = stacks.find_area(sp, cpu, known)
-    if ist is None or ist.kind != 'double-fault':
-        raise gdb.GdbError('guardfig: CPU %d is not on its double-fault '
-                           'stack' % cpu)
+    cpu, sp, _, ist = stacks.stopped_on('double-fault', 'guardfig')
     task = stacks.current_task(cpu)
     base, size = int(task['stack']) & stacks.mask(), stacks.thread_size()
     fault, regs, regs_sp = (val('fault_address'), val('regs'),
@@ -69,8 +62,4 @@ def figure(path):
          "double-fault stack lies in the CPU entry area." % regs, [stack, df], [(1, on_ist(regs), 0, on_task(regs_sp))])
 
 
-out = os.environ.get('KS_FIGURES')
-if not out:
-    raise gdb.GdbError('guardfig: set KS_FIGURES to the output folder')
-os.makedirs(out, exist_ok=True)
-stacks.checked(figure, os.path.join(out, 'guard-page.svg'))
+live(figure, 'guard-page.svg', 'guardfig')

@@ -6,6 +6,8 @@
 # Every label is wrapped to fit inside its column (svg.wrap); arrows run
 # only through the gaps between columns, from one column's edge to the
 # next one's, so they cross no label.
+import os
+
 from svg import COLORS, SMALL, TEXT, Svg, wrap
 
 MARGIN, COL_W, COL_GAP, HEIGHT = 12, 162, 54, 330
@@ -88,3 +90,16 @@ def draw(path, title, note, columns, links):
         svg.path('M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f' % (
             xa, ya, mid, ya, mid, yb, xb, yb), arrow=True)
     svg.write(path)
+
+
+def live(figure, name, who):
+    """In gdb, at a lab's stop: FIGURE(path) draws the live figure NAME into
+    the folder KS_FIGURES names (make transcripts sets it); WHO says whose
+    error it is."""
+    import gdb
+    from kstack import stacks
+    out = os.environ.get('KS_FIGURES')
+    if not out:
+        raise gdb.GdbError('%s: set KS_FIGURES to the output folder' % who)
+    os.makedirs(out, exist_ok=True)
+    stacks.checked(figure, os.path.join(out, name))

@@ -7,12 +7,11 @@
 # the stack the interrupt came from: usually a task stack, but when the
 # interrupt arrived during a softirq, the softirq stack, whose own saved
 # esp then leads to the task stack. Both happen in real runs.
-import os
 
 import gdb
 
 from kstack import stacks
-from stackdraw import Column, draw
+from stackdraw import Column, draw, live
 
 
 def place(addr, area):
@@ -59,12 +58,7 @@ def column(area, cpu, esp):
 
 
 def figure(path):
-    cpu = stacks.selected_cpu()
-    sp = stacks.sp_of(cpu)
-    known = stacks.areas(cpu)
-    hard = stacks.find_area(sp, cpu, known)
-    if hard is None or hard.kind != 'hardirq':
-        raise gdb.GdbError('stackfig: CPU %d is not on its hardirq stack' % cpu)
+    cpu, sp, known, hard = stacks.stopped_on('hardirq', 'stackfig')
     fn = stacks.symbol(stacks.regs_of(cpu, 'pc')[0])
     chain = chain_from(hard, sp, cpu, known)
 
@@ -100,8 +94,4 @@ def figure(path):
          "stack" % cpu, note, columns, links)
 
 
-out = os.environ.get('KS_FIGURES')
-if not out:
-    raise gdb.GdbError('stackfig: set KS_FIGURES to the output folder')
-os.makedirs(out, exist_ok=True)
-stacks.checked(figure, os.path.join(out, 'irq-stacks.svg'))
+live(figure, 'irq-stacks.svg', 'stackfig')

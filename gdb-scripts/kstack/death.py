@@ -207,7 +207,7 @@ def examine_reset():
     return out
 
 
-class KsDeath(gdb.Command):
+class KsDeath(stacks.Command):
     """Say again what the kernel died of (at a stop where it died).
 
 Usage: ks-death
@@ -218,8 +218,7 @@ function and file:line, the stack esp was on (or just outside of), and
 the frames walked by frame pointers across the stacks. Then bt, ks-where,
 ks-bt and info registers show the rest."""
 
-    def __init__(self):
-        super(KsDeath, self).__init__('ks-death', gdb.COMMAND_STACK)
+    NAME = 'ks-death'
 
     def invoke(self, arg, from_tty):
         if last is None:

@@ -115,8 +115,7 @@ switched onto the IRQ stack, hardirq/task -> softirq for softirqs run on
 their own stack. An interrupt or exception entry shows the pt_regs it
 saved and continues with the code it interrupted."""
 
-    def __init__(self):
-        super(KsBt, self).__init__('ks-bt', gdb.COMMAND_STACK)
+    NAME = 'ks-bt'
 
     def run(self, arg):
         for line in lines(walk(stacks.parse_cpu(arg))):

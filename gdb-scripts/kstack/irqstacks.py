@@ -22,8 +22,7 @@ was taken on. When the CPU is not on the area, that saved esp is left over
 from the last interrupt or softirq it served. On a stage without IRQ stacks
 (stage 1) it says so."""
 
-    def __init__(self):
-        super(KsIrqstacks, self).__init__('ks-irqstacks', gdb.COMMAND_STACK)
+    NAME = 'ks-irqstacks'
 
     def run(self, arg):
         if stacks.irq_stack('hardirq', 0) is None:

@@ -11,6 +11,8 @@ import os
 
 import gdb
 
+from kstack import stacks
+
 try:
     from linux import modules, symbols
 except ImportError:
@@ -18,12 +20,9 @@ except ImportError:
 
 
 def _folder():
-    vmlinux = gdb.current_progspace().filename
-    if not vmlinux:
-        return None
-    path = os.path.join(os.path.dirname(os.path.dirname(vmlinux)),
-                        'modules', 'src')
-    return path if os.path.isdir(path) else None
+    obj = stacks.obj_folder()
+    path = obj and os.path.join(os.path.dirname(obj), 'modules', 'src')
+    return path if path and os.path.isdir(path) else None
 
 
 def add_module(mod):

@@ -12,6 +12,8 @@ import textwrap
 
 import gdb
 
+from kstack import stacks
+
 OLD_NAMES = {
     # old name: (6.1 function it stands for, what to tell the reader)
     'do_IRQ': ('common_interrupt',
@@ -23,10 +25,8 @@ OLD_NAMES = {
 
 
 def _object_path():
-    vmlinux = gdb.current_progspace().filename
-    if not vmlinux:
-        return None
-    return os.path.join(os.path.dirname(vmlinux), 'ks-oldnames.o')
+    obj = stacks.obj_folder()
+    return obj and os.path.join(obj, 'ks-oldnames.o')
 
 
 def _assemble(path):

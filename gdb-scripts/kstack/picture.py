@@ -38,13 +38,10 @@ has ever been (its high-water mark), the interrupt-entry warning line
 and the word at the stack's end: STACK_END_MAGIC for a task stack, the
 saved stack pointer back to the interrupted stack for an IRQ stack."""
 
-    def __init__(self):
-        super(KsStackPicture, self).__init__('ks-stack-picture',
-                                             gdb.COMMAND_STACK)
+    NAME = 'ks-stack-picture'
 
     def run(self, arg):
-        cpu = stacks.parse_cpu(arg)
-        sp = stacks.sp_of(cpu)
+        cpu, sp = stacks.cpu_and_sp(arg)
         area = stacks.find_area(sp, cpu)
         if area is None:
             raise stacks.KstackError('CPU %d: $sp %#x is on no stack '

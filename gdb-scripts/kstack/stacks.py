@@ -7,6 +7,8 @@
 # pointers, task_struct.stack, the CPU entry area) and from DWARF (array
 # sizes); no address is assumed. The i386 stages and lab 7's x86_64
 # kernel differ in the size of a word, which the vmlinux says.
+import os
+
 import gdb
 
 try:
@@ -54,8 +56,13 @@ def checked(action, *args):
 
 
 class Command(gdb.Command):
-    """Base of the ks- commands: subclasses implement run(arg), which runs
+    """Base of the ks- commands: a subclass gives its NAME (and KIND, its
+    class in gdb's help, if not stack) and implements run(arg), which runs
     through checked()."""
+    KIND = gdb.COMMAND_STACK
+
+    def __init__(self):
+        super(Command, self).__init__(self.NAME, self.KIND)
 
     def invoke(self, arg, from_tty):
         checked(self.run, arg.strip())
@@ -359,6 +366,12 @@ def parse_cpu(arg):
     return cpu
 
 
+def cpu_and_sp(arg):
+    """(CPU, its $sp), the CPU a command's argument names (parse_cpu)."""
+    cpu = parse_cpu(arg)
+    return cpu, sp_of(cpu)
+
+
 # How far outside a stack an address may lie and still be named after it
 # ("24 bytes above the top of CPU 0's hardirq stack"): a frame or two,
 # the distance a wrong esp travels before something faults.
@@ -395,6 +408,25 @@ def describe(addr, cpu):
                     'overflowed, or esp was set to its bottom instead of its '
                     'top' % (a.base - addr, a.name(), a.base, a.top))
     return 'on no stack the ks- commands know'
+
+
+def obj_folder():
+    """The folder of the vmlinux gdb reads (a kernel's O= folder), or
+    None before gdb has one."""
+    vmlinux = gdb.current_progspace().filename
+    return os.path.dirname(vmlinux) if vmlinux else None
+
+
+def stopped_on(kind, who):
+    """(cpu, sp, areas, area) of the selected CPU, whose $sp must be on
+    its KIND stack (a KstackError naming WHO otherwise)."""
+    cpu = selected_cpu()
+    sp = sp_of(cpu)
+    known = areas(cpu)
+    area = find_area(sp, cpu, known)
+    if area is None or area.kind != kind:
+        raise KstackError('%s: CPU %d is not on its %s stack' % (who, cpu, kind))
+    return cpu, sp, known, area
 
 
 def areas_of_cpu(cpu):

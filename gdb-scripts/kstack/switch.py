@@ -75,9 +75,8 @@ without IRQ stacks (stage 1) there is no switch to watch, and it says so.
 Even without "stop", each switch is a breakpoint hit (gdb stops the guest
 to print the line), so the guest runs much slower while the watch is on."""
 
-    def __init__(self):
-        super(KsWatchSwitch, self).__init__('ks-watch-switch',
-                                            gdb.COMMAND_BREAKPOINTS)
+    NAME = 'ks-watch-switch'
+    KIND = gdb.COMMAND_BREAKPOINTS
 
     def invoke(self, arg, from_tty):
         while WATCHES:

@@ -37,9 +37,8 @@ for thread_info from it (sp & ~(THREAD_SIZE-1)) and what 6.1 keeps at
 that address, then where 6.1's thread_info really is (the first member
 of task_struct), end_of_stack() and whether STACK_END_MAGIC is intact."""
 
-    def __init__(self):
-        super(KsThreadInfo, self).__init__('ks-thread-info',
-                                           gdb.COMMAND_DATA)
+    NAME = 'ks-thread-info'
+    KIND = gdb.COMMAND_DATA
 
     def run(self, arg):
         if arg:

@@ -66,8 +66,7 @@ warning line. Also prints the kernel's own record for tasks that have
 exited (check_stack_usage()'s lowest_to_date: the "used greatest stack
 depth: N bytes left" lines in the kernel log)."""
 
-    def __init__(self):
-        super(KsStackUse, self).__init__('ks-stack-use', gdb.COMMAND_STACK)
+    NAME = 'ks-stack-use'
 
     def run(self, arg):
         if arg:

@@ -23,12 +23,10 @@ another of the CPU's stacks (a CPU's hardirq stack often ends where its
 softirq stack begins), it says which stack $sp is on and which merely
 begins there. On a stage without IRQ stacks (stage 1) it says so."""
 
-    def __init__(self):
-        super(KsWhere, self).__init__('ks-where', gdb.COMMAND_STACK)
+    NAME = 'ks-where'
 
     def run(self, arg):
-        cpu = stacks.parse_cpu(arg)
-        sp = stacks.sp_of(cpu)
+        cpu, sp = stacks.cpu_and_sp(arg)
         if stacks.irq_stack('hardirq', cpu) is None:
             gdb.write('This stage has no IRQ stacks: interrupts run on '
                       'the interrupted task\'s stack.\n')
