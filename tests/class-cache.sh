@@ -26,14 +26,17 @@ is() {
 in_clone() {
 	_ic=$1; shift
 	(cd "$_ic" && env -u TOP -u BUILD -u PYTHONPATH -u CCACHE_DIR -u KS_LOCKED \
-		-u EXERCISES CCACHE_REMOTE_STORAGE="redis://127.0.0.1:$class_port" "$@")
+		-u EXERCISES -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+		CCACHE_REMOTE_STORAGE="redis://127.0.0.1:$class_port" "$@")
 }
 
-# timed_kernel CLONE K: `make kernel N=K` in CLONE, in seconds.
+# timed_kernel CLONE K: `make kernel N=K` in CLONE, in seconds; its
+# output in $cl/kernel-NAME-K.log, NAME the clone's folder.
 timed_kernel() {
+	_log=$cl/kernel-${1##*/}-$2.log
 	_t0=$(now)
-	in_clone "$1" make -s kernel N="$2" > "$cl/kernel-$2.log" 2>&1 ||
-		die "make kernel N=$2 failed in $1: $cl/kernel-$2.log"
+	in_clone "$1" make -s kernel N="$2" > "$_log" 2>&1 ||
+		die "make kernel N=$2 failed in $1: $_log"
 	secs "$_t0" "$(now)"
 }
 
@@ -93,24 +96,27 @@ class_cache() {
 	lab_top=
 	located=$(sed -n 's/^Located in //p' "$out/lab0.log" | head -n 1)
 	cp "$out/lab0.log" "$cl/second-lab0.log"
-	[ "$located" = "$second/build/stage-0/src/arch/x86/kernel/irq_32.c" ] && own=1 || own=0
+	[ "$located" = "$(cd "$second" && pwd -P)/build/stage-0/src/arch/x86/kernel/irq_32.c" ] && own=1 || own=0
 	is "second clone, first deleted: list __handle_irq in its own tree" "$own" 1
 	[ $own = 1 ] || echo "  gdb's source file: ${located:-none} (log: $cl/second-lab0.log)" | tee -a "$results"
 
 	if [ "${CLASS_CHECK:-1}" = 1 ]; then
 		t0=$(now)
-		in_clone "$second" make check > "$cl/check.log" 2>&1 || true
+		rc=0
+		in_clone "$second" make check > "$cl/check.log" 2>&1 || rc=$?
 		row "second clone: make check ($(tail -n 1 "$cl/check.log"))" "$(secs "$t0" "$(now)")" 5400
+		is "  of which: its exit status" "$rc" 0
 	fi
 
 	# Server down: the build goes on from the local cache, and says so once.
 	kill $redis_pid
 	wait $redis_pid 2>/dev/null || true
 	trap - EXIT
+	# One file changed, and the stamp gone: kernel.sh runs make again.
 	touch "$second/build/stage-3/src/kernel/fork.c"
-	rm -f "$second/build/.class-cache"
+	rm -f "$second/build/.class-cache" "$second/build/stage-3/obj/kernel.stamp"
 	t=$(timed_kernel "$second" 3)
-	warned=$(grep -c 'class cache .* does not answer' "$cl/kernel-3.log" || true)
+	warned=$(grep -c 'class cache .* does not answer' "$cl/kernel-second-3.log" || true)
 	row "server stopped: make kernel N=3, one file changed" "$t" 60
 	is "  of which: lines saying the class cache is down" "$warned" 1
 	rm -rf "$second"

@@ -89,16 +89,20 @@ def source_of(pc):
 
 
 def source_line(pc):
-    """The text of PC's source line, from the tree the kernel was built
-    from (its src/ beside the vmlinux's obj/), or None."""
+    """The text of PC's source line, from the file gdb finds on its source
+    path (the tree the kernel was built from: vm/session/session.py), or
+    else from the src/ beside the vmlinux's obj/ or the pristine tree
+    (lab 7's x86_64 kernel is stage 0's tree); None if none has it."""
     sal = gdb.find_pc_line(pc)
     if sal.symtab is None or not sal.line:
         return None
     obj = os.path.dirname(gdb.objfiles()[0].filename)
-    for src in (os.path.join(os.path.dirname(obj), 'src'),
-                os.path.join(os.path.dirname(os.path.dirname(obj)), 'src', 'linux')):
+    name = tree_path(sal.symtab.filename)
+    for path in (sal.symtab.fullname(),
+                 os.path.join(os.path.dirname(obj), 'src', name),
+                 os.path.join(os.path.dirname(os.path.dirname(obj)), 'src', 'linux', name)):
         try:
-            with open(os.path.join(src, tree_path(sal.symtab.filename))) as f:
+            with open(path) as f:
                 return f.read().split('\n')[sal.line - 1].strip()
         except (OSError, IndexError):
             continue

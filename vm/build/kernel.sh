@@ -71,6 +71,7 @@ case $k in e*) whole || true ;; *)
 	[ -z "$only_ask" ] || exit 1 ;;
 esac
 build_lock
+class_cache_check
 case $k in
 e*)	what="lab ${k#e}'s exercise kernel" ;;
 x86_64)	what="lab 7's x86_64 kernel"

@@ -19,17 +19,25 @@
 # the build folder relative to the objects' folder, and the debug info
 # names sources relative to the kernel tree (-fdebug-prefix-map, which
 # ccache leaves out of its hash), so an object that another tree compiled
-# still leads gdb (session.py adds both folders to its source path) to
-# this tree's sources. The kernel build gets none of our make flags (make
+# still leads gdb (session.py puts the tree, the objects' folder and the
+# stage's folder on its source path) to this tree's sources. A class
+# cache that does not answer is left out before the build
+# (class_cache_check, in kernel.sh and modules.sh). The kernel build gets none of our make flags (make
 # -s would leave its log empty).
 kernel_make() {
 	# The folders as Kbuild names them (abs_srctree, abs_objtree): real paths.
 	_km_src=$(cd "$1" && pwd -P) _km_obj=$(mkdir -p "$2" && cd "$2" && pwd -P); shift 2
 	_km_maps="-fdebug-prefix-map=$_km_src/= -fdebug-prefix-map=$_km_obj=."
-	class_cache_check
-	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" CCACHE_BASEDIR="$BUILD" CCACHE_NOHASHDIR=1 \
-		CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
-		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS \
+	# A lab module (M=, in the stage's modules/src) is named from the
+	# stage's folder; gcc takes the last map that matches, so the tree's
+	# and the objects' own come after it.
+	case " $* " in *" M="*) _km_maps="-fdebug-prefix-map=${_km_obj%/*}/= $_km_maps" ;; esac
+	# ccache hashes the locale (gcc's messages follow it): one locale for
+	# every learner's compiles, English, the one whose errors run_logged
+	# picks out.
+	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" CCACHE_BASEDIR="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)" \
+		CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
+		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u LC_ALL -u LC_CTYPE -u LC_MESSAGES LANG=C.UTF-8 \
 		make -C "$_km_src" O="$_km_obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/build/cc" \
 		KCFLAGS="$_km_maps" KAFLAGS="$_km_maps" "$@"
 }

@@ -152,22 +152,25 @@ _wait_for_build() {
 }
 
 # class_cache_check: leave out of ccache's CCACHE_REMOTE_STORAGE (a
-# class's shared cache) what does not answer, with one line saying so:
-# the build goes on from the local cache, where ccache would only log the
-# failure and try the server again on every compile. Asked once per build
-# folder a minute: the scripts of one `make` (kernel, modules, a build
-# ahead) share the answer.
+# class's shared cache) what does not answer, with one line on stderr
+# saying so: the build goes on from the local cache, where ccache would
+# only log the failure and try the server again on every compile. Once
+# per script, and asked once a minute per build folder: the scripts of
+# one `make` (kernel, modules, a build ahead) share the answer, and only
+# the first says it.
 class_cache_check() {
-	[ -n "${CCACHE_REMOTE_STORAGE:-}" ] || return 0
+	[ -n "${CCACHE_REMOTE_STORAGE:-}" ] && [ -z "${_cc_checked:-}" ] || return 0
+	_cc_checked=1
 	_cc_seen=$BUILD/.class-cache
-	if [ -f "$_cc_seen" ] && [ "$(sed -n 1p "$_cc_seen")" = "$CCACHE_REMOTE_STORAGE" ] &&
+	_cc_key=$(printf '%s' "$CCACHE_REMOTE_STORAGE" | sha256sum | cut -c1-16)
+	if [ -f "$_cc_seen" ] && [ "$(sed -n 1p "$_cc_seen")" = "$_cc_key" ] &&
 		[ -n "$(find "$_cc_seen" -mmin -1)" ]; then
 		CCACHE_REMOTE_STORAGE=$(sed -n 2p "$_cc_seen")
 	else
-		_cc_asked=$CCACHE_REMOTE_STORAGE
-		CCACHE_REMOTE_STORAGE=$(python3 "$TOP/vm/build/class-cache.py" "$_cc_asked")
+		CCACHE_REMOTE_STORAGE=$(python3 "$TOP/vm/build/class-cache.py" "$CCACHE_REMOTE_STORAGE")
 		mkdir -p "$BUILD"
-		printf '%s\n%s\n' "$_cc_asked" "$CCACHE_REMOTE_STORAGE" > "$_cc_seen.$$"
+		# Its URLs may hold a password: for this user's eyes only.
+		(umask 077 && printf '%s\n%s\n' "$_cc_key" "$CCACHE_REMOTE_STORAGE" > "$_cc_seen.$$")
 		mv "$_cc_seen.$$" "$_cc_seen"
 	fi
 	[ -n "$CCACHE_REMOTE_STORAGE" ] && export CCACHE_REMOTE_STORAGE || unset CCACHE_REMOTE_STORAGE

@@ -25,6 +25,7 @@ built && exit 0
 
 build_lock
 built && exit 0
+class_cache_check
 echo "stage $k's modules|$out/build.log" > "$BUILD/.build.what"
 rm -rf "$out" "$out.cpio"
 mkdir -p "$out/src" "$out/root/lib/modules"

@@ -530,11 +530,13 @@ class Guest:
         the build folder, so no ~/.gdbinit is needed) and the project's
         gdb-scripts/load.py; then ARGS (-batch, scripts), before the
         file. The kernel's debug info names its sources relative to the
-        tree (vm/build/lib.sh, kernel_make): gdb finds them in this
-        kernel's tree, and the generated ones in its objects' folder."""
+        tree (vm/build/kmake.sh): gdb finds them in this kernel's tree,
+        the generated ones in its objects' folder and the lab modules'
+        (modules/src/) in its stage's folder."""
         return ['gdb', '-q', '-nx',
-                '-iex', 'directory %s' % stage_obj(self.stage),
-                '-iex', 'directory %s' % stage_src(self.stage),
+                '-iex', 'set directories %s:%s:%s:$cdir:$cwd' % (
+                    stage_src(self.stage), stage_obj(self.stage),
+                    stage_dir(self.stage)),
                 '-iex', 'add-auto-load-safe-path %s' % BUILD,
                 '-iex', 'set confirm off', '-iex', 'set pagination off',
                 '-ex', 'source %s' % os.path.join(TOP, 'gdb-scripts', 'load.py'),
