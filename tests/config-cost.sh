@@ -35,6 +35,9 @@ KALLSYMS|^kernel/kallsyms\.o
 MAGIC_SYSRQ|^drivers/tty/sysrq\.o
 IKCONFIG|^kernel/configs\.o'
 
+# kernel_config and kernel_make.
+. "$TOP/vm/build/kmake.sh"
+
 config_cost() {
 	cc=$out/config-cost
 	set -- $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
@@ -70,7 +73,7 @@ WRAPPER
 	set -- $cores
 	for c in before today; do
 		# Each in its own process group, so that an interrupt stops it all.
-		CC_LOG=$cc/$c.times setsid -w taskset -c "$1" sh -c '. "$TOP/vm/build/lib.sh"
+		CC_LOG=$cc/$c.times setsid -w taskset -c "$1" sh -c '. "$TOP/vm/build/lib.sh"; . "$TOP/vm/build/kmake.sh"
 			t0=$(date +%s.%N)
 			! kernel_make "$PRISTINE" "$1" CC="$2" -j1 bzImage scripts_gdb modules_prepare ||
 				echo "$(date +%s.%N) - $t0" | bc > "$1.seconds"

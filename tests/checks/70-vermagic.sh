@@ -4,6 +4,7 @@
 # Build-only: tests/module/ is compiled against each kernel tree, never
 # loaded anywhere.
 . "$TOP/vm/build/lib.sh"
+. "$TOP/vm/build/kmake.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)

@@ -14,6 +14,7 @@
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kmake.sh"
 
 only_ask=
 [ "${1:-}" != --built ] || { only_ask=1; shift; }

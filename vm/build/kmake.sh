@@ -1,5 +1,6 @@
 # vm/build/kmake.sh: how a kernel tree is configured and compiled; sourced
-# by vm/build/lib.sh, never run. A change here changes every kernel (its
+# after vm/build/lib.sh by what builds in a kernel tree (kernel.sh,
+# modules.sh, checks 55 and 70), never run. A change here changes every kernel (its
 # compile flags or its .config), so kernel.sh's fingerprint holds this
 # file's: an edit rebuilds each kernel once, through ccache.
 

@@ -209,7 +209,3 @@ ccache_misses() {
 	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" ccache --print-stats 2>/dev/null |
 		awk '$1 == "cache_miss" { n = $2 } END { print n + 0 }'
 }
-
-# How a kernel is configured and compiled: a file of its own, which every
-# kernel's fingerprint covers (vm/build/kernel.sh).
-. "$TOP/vm/build/kmake.sh"

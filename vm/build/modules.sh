@@ -8,6 +8,7 @@
 # Inputs: the stage's kernel (its kernel.stamp), vm/guest/modules/ and this
 # script; their fingerprint is written to modules.stamp last.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kmake.sh"
 
 k=${1:?usage: modules.sh STAGE}
 obj=$(stage_obj "$k")
