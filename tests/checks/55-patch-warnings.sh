@@ -5,7 +5,6 @@
 # full build would report on too; a cold build's log is in
 # build/stage-K/obj/build.log.
 . "$TOP/vm/build/lib.sh"
-. "$TOP/vm/build/kmake.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)

@@ -4,7 +4,6 @@
 # Build-only: tests/module/ is compiled against each kernel tree, never
 # loaded anywhere.
 . "$TOP/vm/build/lib.sh"
-. "$TOP/vm/build/kmake.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)
