@@ -13,7 +13,7 @@
 # on a quiet machine. Then the warm figures, on the learner's own cache.
 # Last, what the kernel config costs to build against the one before it
 # was cut (tests/config-cost.sh, about 12 minutes), and what a class's
-# shared compile cache saves (tests/class-cache.sh: two clones, about 30
+# shared compile cache saves (tests/class-cache.sh: two clones, about 40
 # minutes, and 40 more for the second clone's make check).
 # COLD=0 skips the learner's path, CONFIG_COST=0 the config's cost,
 # CLASS=0 the class cache, CLASS_CHECK=0 only its make check.

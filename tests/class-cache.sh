@@ -6,13 +6,13 @@
 # redis-server on a free port, and two clones of this repository's HEAD
 # in folders of different depth, each with a build folder and a local
 # ccache of its own, both empty, sharing the server through ccache's own
-# CCACHE_REMOTE_STORAGE. The first clone fills the class cache (a cold
-# `make lab N=0`, then `make kernel` for stages 1-3); the second then does
-# the same, served by it. Then the first clone is deleted, and the second
-# clone's lab 0 session must still show its own sources; its whole `make
-# check` runs (CLASS_CHECK=0 skips it, about 40 minutes); last, with the
-# server stopped, a rebuild must say so in one line and go on. About 30
-# minutes without the make check.
+# CCACHE_REMOTE_STORAGE. The first clone fills the class cache (`make
+# kernel` for stages 0-3, cold, and `make lab N=0` after stage 0); the
+# second then does the same, served by it. Then the first clone is
+# deleted, and the second clone's lab 0 session must still show its own
+# sources; its whole `make check` runs (CLASS_CHECK=0 skips it, about 40
+# minutes); last, with the server stopped, a rebuild must say so in one
+# line and go on. About 40 minutes without the make check.
 
 # is WHAT GOT WANT: a row of the table whose figure must be WANT exactly.
 is() {

@@ -1,8 +1,9 @@
 # vm/build/kmake.sh: how a kernel tree is configured and compiled; sourced
 # after vm/build/lib.sh by what builds in a kernel tree (kernel.sh,
-# modules.sh, checks 55 and 70), never run. A change here changes every kernel (its
-# compile flags or its .config), so kernel.sh's fingerprint holds this
-# file's: an edit rebuilds each kernel once, through ccache.
+# modules.sh, the shell checks through tests/lib.sh), never run. A change
+# here changes every kernel (its compile flags or its .config), so
+# kernel.sh's fingerprint holds this file's: an edit rebuilds each kernel
+# once, through ccache.
 
 # kernel_make SRC OBJ ARGS...: make in a kernel tree for $KARCH (i386
 # unless set, karch), with O=OBJ.
@@ -23,8 +24,8 @@
 # still leads gdb (session.py puts the tree, the objects' folder and the
 # stage's folder on its source path) to this tree's sources. A class
 # cache that does not answer is left out before the build
-# (class_cache_check, in kernel.sh and modules.sh). The kernel build gets none of our make flags (make
-# -s would leave its log empty).
+# (class_cache_check, in kernel.sh and modules.sh). The kernel build gets
+# none of our make flags (make -s would leave its log empty).
 kernel_make() {
 	# The folders as Kbuild names them (abs_srctree, abs_objtree): real paths.
 	_km_src=$(cd "$1" && pwd -P) _km_obj=$(mkdir -p "$2" && cd "$2" && pwd -P); shift 2

@@ -3,10 +3,11 @@
 # its inputs (the tarball and patches/1..K).
 #
 # The tarball is extracted once into build/src/linux and never touched again.
-# A stage tree, stage 0's too, is a hard-link copy of it (seconds, almost no
-# disk) with the stage's patches applied (none for stage 0). patch(1) writes each changed file anew and renames
-# it into place, so a patched file stops sharing its inode with the pristine
-# tree and the pristine copy stays clean.
+# A stage tree, stage 0's too, is a hard-link copy of it (seconds, almost
+# no disk) with the stage's patches applied (none for stage 0). patch(1)
+# writes each changed file anew and renames it into place, so a patched
+# file stops sharing its inode with the pristine tree and the pristine
+# copy stays clean.
 #
 # Every tree is built under a temporary name and renamed only once complete,
 # and its stamp (the fingerprint of its inputs) is written last: an
