@@ -21,6 +21,12 @@ descents=$(echo "${ks_descents:-${ks_mode:-frames}:${ks_n:-25}}" | tr , ' ')
 d=/sys/kernel/debug/stackdeep
 insmod /lib/modules/stackdeep.ko irqs=1 || exit 1
 echo 1 > /proc/irq/4/smp_affinity
+# This shell, and all it starts but dd, runs on CPU 1. CPU 0 spins in
+# the kernel in dd's descent, which nothing preempts (PREEMPT_NONE),
+# until the writer's interrupts come: a writer forked there, which
+# taskset must then move with CPU 0's stopper thread, would wait for dd,
+# and dd for it, until hold_ms ran out (10 s per descent).
+taskset -p 2 $$ > /dev/null
 
 descend() {
 	mode=$1 n=$2

@@ -7,19 +7,20 @@
 # The check is judged where it runs, interrupt by interrupt: in
 # __handle_irq(), past its prologue, where the check reads esp, the grader
 # reads how many bytes lie below $sp on the stack the interrupt arrived
-# on, then lets the interrupt run
-# and sees whether print_stack_overflow() was called before __handle_irq()
-# returned. Interrupts within MARGIN bytes of the line are not judged (a
-# check written otherwise may read esp a few pushes lower). A check that reports with room to spare makes a storm of
-# reports (each one's console output raises the next serial interrupt):
-# the later checks need the quiet one.
+# on, then lets the interrupt run and sees whether print_stack_overflow()
+# was called before __handle_irq() returned. Interrupts within MARGIN
+# bytes of the line are not judged (a check written otherwise may read
+# esp a few pushes lower). A check that reports with room to spare makes
+# a storm of reports (each one's console output raises the next serial
+# interrupt): the later checks need the quiet one.
 import gdb
 
-from gdbutil import continue_to, cpu, run, start_lab, thread_size, val
+from gdbutil import NONE, continue_to, cpu, run, start_lab, thread_size, val
 from gradelib import expect, expect_true, run_tests, test
 
 MARGIN = 64
 QUIET = 20          # interrupts with room to spare that must not report
+DESCENTS = 20       # descents to look at for an interrupt deep enough
 
 
 def line():
@@ -81,20 +82,63 @@ def verdict(low):
     return here, comm
 
 
-def judge(n, low, least, most):
+def in_range(least, most):
+    """gdb's test of an interrupt's room: more than LEAST and at most MOST
+    bytes free below $sp."""
+    free = '((unsigned long)$sp & %d)' % (thread_size() - 1)
+    return '%s > %d && %s <= %d' % (free, least, free, most)
+
+
+def deep_interrupt(least, most):
+    """Continue to an interrupt that arrives while dd waits at the bottom
+    of a descent (in stackdeep's wait_at_bottom()), with more than LEAST
+    and at most MOST bytes free; True if one came within DESCENTS
+    descents. Its breakpoint is set only while dd waits there: set all the
+    time, every interrupt of the workload's serial traffic would stop the
+    guest for gdb to test it, and on a loaded host the descents then
+    came too slowly (seen: none deep enough within 120 s)."""
+    bottom = gdb.Breakpoint('wait_at_bottom', internal=True)
+    try:
+        for _ in range(DESCENTS):
+            run('continue')
+            if not bottom.hit_count:
+                return False
+            bottom.hit_count = 0
+            thread = gdb.selected_thread().num
+            irq = gdb.Breakpoint('__handle_irq', internal=True)
+            irq.condition = in_range(least, most)
+            back = gdb.Breakpoint('*%#x' % gdb.selected_frame().older().pc(),
+                                  internal=True)
+            for bp in (irq, back):
+                bp.thread = thread
+            try:
+                run('continue')
+                if irq.hit_count and least < room() <= most:
+                    return True
+            finally:
+                irq.delete()
+                back.delete()
+        return False
+    finally:
+        bottom.delete()
+
+
+def judge(n, low, least, most, deep=False):
     """Continue to N interrupts that arrive with more than LEAST and at
     most MOST bytes free, judging the check on each (LOW: it must
-    report); the rooms seen. (The rooms near the line come only while dd
-    waits deep: the hits are filtered in gdb.)"""
-    free = '((unsigned long)$sp & %d)' % (thread_size() - 1)
+    report); the rooms seen. DEEP: such rooms come only while dd waits
+    deep in a descent."""
     seen = []
     for _ in range(n):
-        # (Python judges the stop again: a stop of the other CPU, at the
-        # same breakpoint, can be reported in its place.)
-        ok = continue_to('__handle_irq', lambda: least < room() <= most,
-                         condition='%s > %d && %s <= %d' % (free, least, free, most))
+        if deep:
+            ok, none = deep_interrupt(least, most), 'none in %d descents' % DESCENTS
+        else:
+            # (Python judges the stop again: a stop of the other CPU, at
+            # the same breakpoint, can be reported in its place.)
+            ok, none = continue_to('__handle_irq', lambda: least < room() <= most,
+                                   condition=in_range(least, most)), NONE
         expect_true(ok, 'an interrupt arriving with %d to %d bytes free'
-                    % (least + 1, most), 'one', 'none')
+                    % (least + 1, most), 'one', none)
         seen.append(verdict(low))
     return seen
 
@@ -111,14 +155,14 @@ def quiet():
       'line + %d bytes and twice the line free is not reported' % MARGIN,
       parent=quiet)
 def just_above():
-    (here, comm), = judge(1, False, line() + MARGIN, 2 * line())
+    (here, comm), = judge(1, False, line() + MARGIN, 2 * line(), deep=True)
     return '%d bytes free, in %s' % (here, comm)
 
 
 @test('fires when the stack is low: an interrupt arriving with fewer than '
       'the line - %d bytes free is reported' % MARGIN, parent=quiet)
 def fires():
-    (here, comm), = judge(1, True, 0, line() - MARGIN - 1)
+    (here, comm), = judge(1, True, 0, line() - MARGIN - 1, deep=True)
     return '%d bytes free, in %s' % (here, comm)
 
 
