@@ -72,8 +72,8 @@ class_cache() {
 	for c in first second; do
 		eval "dir=\$$c"
 		for k in 0 1 2 3; do
-			# Stage 2's sources are stage 0's: in one clone, the cache
-			# serves it from stage 0's objects.
+			# Stage 2's sources are stage 0's: in one clone, its first
+			# build starts from stage 0's objects and relinks.
 			budget=$([ $c = second ] || [ $k = 2 ] && echo 60 || echo 330)
 			row "$c clone: make kernel N=$k" "$(timed_kernel "$dir" $k)" "$budget"
 			[ $k = 0 ] || continue

@@ -79,7 +79,13 @@ x86_64)	what="lab 7's x86_64 kernel"
 	"$TOP/vm/build/tree.sh" 0 ;;
 *)	what="stage $k's kernel"
 	built && exit 0
-	"$TOP/vm/build/tree.sh" "$k" ;;
+	"$TOP/vm/build/tree.sh" "$k"
+	# A first build starts from stage 0's objects, when they are built:
+	# Kbuild then rebuilds what the stage's patches change (stage 2's,
+	# nothing: it relinks).
+	if [ "$k" != 0 ] && [ ! -e "$obj" ] && "$0" --built 0; then
+		"$TOP/vm/build/seed-obj.sh" 0 "$k"
+	fi ;;
 esac
 # Something to build: a class cache that does not answer is left out now.
 class_cache_check

@@ -57,12 +57,15 @@ stage_patches() {
 	done
 }
 
+# The files stage K's patches write, one a line.
+patched_files() { stage_patches "$1" | xargs -r sed -n 's|^+++ b/\([^	]*\).*|\1|p' | sort -u; }
+
 # Where a kernel's tree and objects live. A stage is a number; "eN" is lab
 # N's exercise, the learner's own tree (make exercise N=N), under
 # EXERCISES. Every folder keeps its tree in src/ and its objects in obj/,
 # stage 0 too: the compiler then sees the same relative paths in all of
-# them, and ccache hands stage 2 (whose sources are stage 0's) stage 0's
-# objects, and an exercise those of the stage it started from.
+# them, and one kernel's objects can start another's build
+# (vm/build/seed-obj.sh).
 EXERCISES=${EXERCISES:-$BUILD/exercises}
 stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$1" ;; esac; }
 stage_src() { echo "$(stage_dir "$(tree_of "$1")")/src"; }

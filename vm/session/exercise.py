@@ -20,9 +20,10 @@ task/...) and graded by the task's grader (labs/k/task/grade.py).
 """
 import os
 import subprocess
+import sys
 
 import facts
-from session import TOP, GuestError, say, stage_dir, stage_src
+from session import TOP, GuestError, say, stage_dir, stage_obj, stage_src
 
 
 def tree(n):
@@ -189,4 +190,11 @@ def make(n):
     os.rename(tmp, src)
     with open(os.path.join(os.path.dirname(src), 'skeleton.key'), 'w') as f:
         f.write(skeleton_key(n) + '\n')
+    # Its first build starts from its base stage's objects, when they are
+    # built: Kbuild then rebuilds only what the skeleton changed.
+    build = os.path.join(TOP, 'vm', 'build')
+    if not os.path.exists(stage_obj('e%d' % n)) and subprocess.call(
+            [os.path.join(build, 'kernel.sh'), '--built', base]) == 0:
+        print(_run([os.path.join(build, 'seed-obj.sh'), base, 'e%d' % n]).strip(),
+              file=sys.stderr)
     return src
