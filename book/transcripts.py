@@ -144,10 +144,12 @@ def gdb_session(n, walk):
     for attempt in (1, 2):
         with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
             run = guest.gdb(args, env={'KS_FIGURES': FIGURES})
-            if run.rc and attempt == 1:
-                say("lab %d's session for %s failed (gdb exit %d; log %s): once "
-                    'more, on a fresh guest' % (n, name, run.rc, guest.path(
-                        'gdb-%d.log' % guest.gdb_runs)))
+            # (Not after a timeout: a hang takes the whole limit again.)
+            if run.rc and not run.timed_out and attempt == 1:
+                said = guest.path('postmortem.txt')
+                say("lab %d's session for %s failed (gdb exit %d; %s): once "
+                    'more, on a fresh guest' % (n, name, run.rc, said if os.path.exists(
+                        said) else guest.path('gdb-%d.log' % guest.gdb_runs)))
                 continue
             if run.rc:
                 print('\n'.join(run.output.splitlines()[-5:]), file=sys.stderr)

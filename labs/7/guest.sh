@@ -25,8 +25,8 @@ fi
 i=0
 while [ $i -lt 5 ]; do echo "lab 7: serial traffic before the descent"; i=$((i + 1)); done
 sleep 1
-# The descent runs on CPU 0, so that the panic does: a dump's reader that
-# asks for the crashed thread (drgn's prog.crashed_thread()) takes CPU
-# 0's registers when no kdump kernel recorded the crashing CPU.
-taskset -p 1 $$ > /dev/null
+# The descent runs on CPU 0 (lab 4's guest.sh pins dd there), so that
+# the panic does: a dump's reader that asks for the crashed thread
+# (drgn's prog.crashed_thread()) takes CPU 0's registers when no kdump
+# kernel recorded the crashing CPU.
 ks_mode=frames ks_n=64 . /labs/4/guest.sh

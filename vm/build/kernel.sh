@@ -82,7 +82,7 @@ x86_64)	what="lab 7's x86_64 kernel"
 	"$TOP/vm/build/tree.sh" "$k"
 	# A first build starts from stage 0's objects, when they are built:
 	# Kbuild then rebuilds what the stage's patches change (stage 2's,
-	# nothing: it relinks).
+	# nothing: the files that print its name, then the link).
 	if [ "$k" != 0 ] && [ ! -e "$obj" ] && "$0" --built 0; then
 		"$TOP/vm/build/seed-obj.sh" 0 "$k"
 	fi ;;

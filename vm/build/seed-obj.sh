@@ -4,15 +4,18 @@
 # rebuilds only what differs between their trees and configs, as it does
 # after a developer's `git checkout`. Stage 2's tree is stage 0's again
 # (vm/build/tree.sh keeps the files its patches leave unchanged as the
-# pristine ones), so stage 2 after stage 0 is a relink; an exercise
-# (TO = eN) starts from its base stage's objects and rebuilds the files
-# its skeleton changed.
+# pristine ones), so stage 2 after stage 0 compiles only the few files
+# that print the kernel's name (LOCALVERSION) and relinks; an exercise
+# (TO = eN), seeded as its tree is made, starts from its base stage's
+# objects and rebuilds the files its skeleton changed.
 #
 # What Kbuild keeps beside the objects names the folders by their
 # absolute paths: the command lines it compares before reusing an object
 # (.*.cmd), Kconfig's list of its inputs, symlinks into the tree. They
-# are rewritten from FROM's folder to TO's. The objects themselves name
-# no folder (vm/build/kmake.sh's -fdebug-prefix-map).
+# are rewritten from FROM's folder to TO's. The kernel's objects name no
+# folder (vm/build/kmake.sh's -fdebug-prefix-map); the few that do (host
+# tools, the real-mode boot code) are rebuilt anyway if their command
+# line names one, since a rewritten command line no longer matches it.
 #
 # The copy is made under a temporary name and renamed when complete: an
 # interrupted seed leaves no object folder, and the build starts cold.
@@ -20,9 +23,9 @@
 
 from=${1:?usage: seed-obj.sh FROM TO} to=${2:?usage: seed-obj.sh FROM TO}
 obj=$(stage_obj "$to")
-[ ! -e "$obj" ] || die "$obj exists: a seed only starts a kernel's first build"
-# Not while FROM is being rebuilt (by a build ahead, say).
+# Not while FROM is being rebuilt (by a build ahead, say), nor TO built.
 build_lock
+[ ! -e "$obj" ] || die "$obj exists: a seed only starts a kernel's first build"
 [ -f "$(stage_obj "$from")/kernel.stamp" ] || die "kernel $from is not built: nothing to seed $to from"
 mkdir -p "$(stage_dir "$to")"
 # Real paths, as Kbuild writes them (kmake.sh gives it real paths).
@@ -33,9 +36,10 @@ rm -rf "$tmp"
 name() { case $1 in e*) echo "lab ${1#e}'s exercise" ;; *) echo "stage $1" ;; esac; }
 say "$(name "$to"): its first build starts from a copy of $(name "$from")'s objects"
 cp -a "$(stage_obj "$from")" "$tmp"
-# FROM's own records: TO is configured and stamped by its own build.
+# FROM's own records: TO is configured and stamped by its own build, and
+# lists its own exports for its modules (modules.sh).
 rm -f "$tmp/kernel.stamp" "$tmp/kernel.sizes" "$tmp/config.key" "$tmp/.config" \
-	"$tmp/config.log" "$tmp/build.log"
+	"$tmp/config.log" "$tmp/build.log" "$tmp/Module.symvers" "$tmp/symvers.log"
 pattern=$(printf '%s' "$old" | sed 's/[][\.*^$|]/\\&/g')
 grep -rlIF "$old" "$tmp" > "$tmp.list" || true
 # Kbuild's command lines (.*.cmd) are read, never compared by mtime: they
@@ -43,9 +47,8 @@ grep -rlIF "$old" "$tmp" > "$tmp.list" || true
 # compares some of them (asm-offsets.s, say) with what is made from them.
 grep '/\.[^/]*\.cmd$' "$tmp.list" | xargs -d '\n' -r sed -i "s|$pattern|$new|g"
 grep -v '/\.[^/]*\.cmd$' "$tmp.list" | while IFS= read -r f; do
-	t=$(stat -c %Y "$f")
 	sed -i "s|$pattern|$new|g" "$f"
-	touch -d "@$t" "$f"
+	touch -r "$(stage_obj "$from")/${f#"$tmp"/}" "$f"
 done
 rm -f "$tmp.list"
 find "$tmp" -type l | while IFS= read -r l; do
@@ -54,7 +57,8 @@ done
 # A file that TO's patches changed may be older than FROM's objects (its
 # tree was made before FROM was last built): it is touched, so that make
 # takes it as newer and rebuilds what depends on it. (A file they leave
-# unchanged is the pristine file, shared by every tree: never touched.)
+# unchanged is the pristine file, shared by every tree: never touched.
+# cmp, not the link count, says which: an older tree has its own copies.)
 case $to in
 e*) ;;   # an exercise's tree was copied just now: its changes are newer
 *)	for f in $(patched_files "$to"); do

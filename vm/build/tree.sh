@@ -49,7 +49,9 @@ apply_patches() {
 # pristine tree (stage 2 undoes stage 1's changes) becomes the pristine
 # file again, with its mtime: make then takes it as unchanged, and a stage
 # started from stage 0's objects (vm/build/seed-obj.sh) rebuilds only what
-# really differs.
+# really differs. Only for a stage with no objects yet: objects built from
+# an earlier version of the file are newer than the pristine one, and
+# make would keep them.
 relink_unchanged() {
 	for f in $(patched_files "$k"); do
 		if [ -f "$PRISTINE/$f" ] && cmp -s "$PRISTINE/$f" "$1/$f"; then
@@ -70,6 +72,6 @@ rm -rf "$dir/src" "$dir/src.tmp" "$dir/src.stamp"
 say "stage $k: hard-link copy of the pristine tree, then $(stage_patches "$k" | wc -l) patch(es)"
 cp -al "$PRISTINE" "$dir/src.tmp"
 apply_patches "$dir/src.tmp"
-relink_unchanged "$dir/src.tmp"
+[ -e "$(stage_obj "$k")" ] || relink_unchanged "$dir/src.tmp"
 mv "$dir/src.tmp" "$dir/src"
 echo "$key" > "$dir/src.stamp"

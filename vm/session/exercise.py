@@ -11,8 +11,8 @@ objects go to EXERCISES/k/obj, built by vm/build/kernel.sh ek.
 The skeleton patch changes only .c files and adds no code: it builds and
 boots as the base stage does, and the solution's patches still apply to
 it. (A comment in a header would make every file that includes it
-recompile; in a .c file, ccache hands back the base stage's objects for
-everything else, so the first build takes about a minute.)
+recompile; in a .c file, only that file: the first build starts from the
+base stage's objects, vm/build/seed-obj.sh, and takes about a minute.)
 
 A task (labs 0, 1, 5, 6, 7: an [exercise] with no base) is one file of the
 learner's own, EXERCISES/k/NAME, copied from the lab's skeleton (labs/k/

@@ -105,19 +105,21 @@ def deep_interrupt(least, most):
                 return False
             bottom.hit_count = 0
             thread = gdb.selected_thread().num
-            irq = gdb.Breakpoint('__handle_irq', internal=True)
-            irq.condition = in_range(least, most)
-            back = gdb.Breakpoint('*%#x' % gdb.selected_frame().older().pc(),
-                                  internal=True)
-            for bp in (irq, back):
-                bp.thread = thread
+            irq = back = None
             try:
+                irq = gdb.Breakpoint('__handle_irq', internal=True)
+                irq.thread = thread
+                irq.condition = in_range(least, most)
+                back = gdb.Breakpoint('*%#x' % gdb.selected_frame().older().pc(),
+                                      internal=True)
+                back.thread = thread
                 run('continue')
                 if irq.hit_count and least < room() <= most:
                     return True
             finally:
-                irq.delete()
-                back.delete()
+                for bp in (irq, back):
+                    if bp is not None:
+                        bp.delete()
         return False
     finally:
         bottom.delete()
