@@ -8,9 +8,9 @@
 # to CPU 0, where dd descends. stackdeep (loaded with irqs=1) keeps dd at
 # its deepest point until a device interrupt has reached its CPU (and
 # 100 ms have passed); once it is there, a writer on CPU 1 sends ten lines
-# to the serial port (the 8250 driver sends them in one or two interrupts).
-# So a few interrupts land while dd is deep, on a loaded host as on a
-# quiet one. (Each one that finds the stack low prints a long report, and
+# to the serial port (the 8250 driver sends them 16 bytes an interrupt:
+# stackdeep counted 18 to 26 while dd waited). So interrupts land while
+# dd is deep, on a loaded host as on a quiet one. (Each one that finds the stack low prints a long report, and
 # the report's own console output can raise the next serial interrupt:
 # more lines would make a storm of reports.)
 #
