@@ -13,9 +13,9 @@
 # absolute paths: the command lines it compares before reusing an object
 # (.*.cmd), Kconfig's list of its inputs, symlinks into the tree. They
 # are rewritten from FROM's folder to TO's. The kernel's objects name no
-# folder (vm/build/kmake.sh's -fdebug-prefix-map); the few that do (host
-# tools, the real-mode boot code) are rebuilt anyway if their command
-# line names one, since a rewritten command line no longer matches it.
+# folder (vm/build/kmake.sh's -fdebug-prefix-map); the few built without
+# those flags (host tools, the real-mode boot code) keep FROM's folder in
+# their own debug info, which no lab reads (gdb reads vmlinux).
 #
 # The copy is made under a temporary name and renamed when complete: an
 # interrupted seed leaves no object folder, and the build starts cold.
