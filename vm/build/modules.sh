@@ -33,7 +33,8 @@ mkdir -p "$out/src" "$out/root/lib/modules"
 cp "$TOP"/vm/guest/modules/* "$out/src/"
 kmake() { kernel_make "$(stage_src "$k")" "$obj" LOCALVERSION="$(localversion "$k")" "$@"; }
 # Module.symvers (the kernel's exported symbols) comes from the kernel's
-# own `make modules`; without it modpost cannot check the modules' symbols.
+# own `make modules`, which kernel.sh runs with its build; without it
+# modpost cannot check the modules' symbols.
 [ -f "$obj/Module.symvers" ] || run_logged "$obj/symvers.log" \
 	"stage $k: list the kernel's exports (make modules)" kmake -j"$JOBS" modules
 run_logged "$out/build.log" "stage $k: build lab modules" kmake M="$out/src" modules
