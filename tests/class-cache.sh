@@ -12,7 +12,7 @@
 # deleted, and the second clone's lab 0 session must still show its own
 # sources; its whole `make check` runs (CLASS_CHECK=0 skips it, about 40
 # minutes); last, with the server stopped, a rebuild must say so in one
-# line and go on. About 40 minutes without the make check.
+# line and go on. About 30 minutes without the make check.
 
 # is WHAT GOT WANT: a row of the table whose figure must be WANT exactly.
 is() {

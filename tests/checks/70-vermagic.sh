@@ -35,7 +35,7 @@ if [ ! -f "$inter/src.done" ]; then
 	touch "$inter/src.done"
 fi
 mkdir -p "$inter/obj"
-# Configured as every stage is (vm/build/lib.sh's kernel_config), with the
+# Configured as every stage is (vm/build/kmake.sh's kernel_config), with the
 # option set on top of the lab's fragment.
 { cat "$TOP/vm/build/kernel.config"; echo CONFIG_4KSTACKS=y; } > "$inter/fragment.config"
 kernel_config "$inter/src" "$inter/obj" "$inter/fragment.config" >&2
