@@ -27,7 +27,7 @@ INITRAMFS64 = $(BUILD)/initramfs-x86_64.cpio
 BUSYBOX64 = $(BUILD)/deps/busybox-x86_64/bin/busybox
 
 .PHONY: help deps kernel kernels initramfs initramfs64 boot lab exercise hint crash check bench clean distclean \
-	transcripts book \
+	transcripts book promote \
 	check-lab check-stage grade
 
 help:
@@ -49,7 +49,9 @@ help:
 	@echo 'make kernels     build every stage (stages: $(STAGES)) and lab 7'"'"'s x86_64 kernel'
 	@echo 'make initramfs   pack the guest initramfs'
 	@echo 'make transcripts run the workbook'"'"'s gdb sessions (its transcripts and lab 2'"'"'s figure)'
-	@echo 'make book        render the workbook to build/book/index.html and index.pdf'
+	@echo 'make book        render the workbook to build/book/index.html and index.pdf (no kernel needed:'
+	@echo '                 its real-run material is kept in book/runs/)'
+	@echo 'make promote     keep the material the last make check made in book/runs/ (review: git diff)'
 	@echo 'make bench       measure the budgets: cold/warm lab, build ahead, boot, graders, the config'"'"'s'
 	@echo '                 build cost, a class'"'"'s shared compile cache (about 2 hours; COLD=0,'
 	@echo '                 CONFIG_COST=0, CLASS=0, CLASS_CHECK=0 skip the longest parts)'
@@ -132,13 +134,18 @@ grade: $(if $(N),check-lab deps $(LAB_IMAGE))
 check: deps kernels initramfs initramfs64
 	@tests/run.sh
 
-# The workbook. Its transcripts come from real runs; its tables and plots
-# from labs 4 and 5's experiments (make check runs them, then builds it).
+# The workbook. Its transcripts, tables and grader outputs come from real
+# runs, kept in book/runs/: make book renders from them, with no kernel;
+# make check makes them again and compares (book/kept.py); make promote
+# keeps what the last make check made, for review as a diff of book/runs/.
 transcripts: deps kernels initramfs
 	@book/transcripts.py
 
 book: deps
 	@book/build.sh
+
+promote:
+	@book/kept.py promote
 
 bench: deps kernels initramfs initramfs64
 	@tests/bench.sh

@@ -1,19 +1,19 @@
 #!/bin/sh
 # book/reference.sh: the gdb command reference of the workbook, from the
 # commands' own help texts (their class docstrings), into
-# build/book/reference.adoc.
+# build/book/reference.adoc. The help texts are the project's, not the
+# kernel's: gdb loads the commands with no vmlinux (they say so, once,
+# before the first help text, which the awk below skips).
 . "$(dirname "$0")/../vm/build/lib.sh"
 
 out=$BUILD/book
 mkdir -p "$out"
-obj=$(stage_obj 0)
-[ -f "$obj/vmlinux" ] || die "stage 0 has no kernel: run 'make kernel N=0'"
 commands="ks-where ks-irqstacks ks-bt ks-thread-info ks-stack-use ks-stack-picture ks-watch-switch"
 functions="hardirq_ctx softirq_ctx current_thread_info"
 args=
 for c in $commands; do args="$args -ex 'echo ==== $c\\n' -ex 'help $c'"; done
 for f in $functions; do args="$args -ex 'echo ==== \$$f\\n' -ex 'help function $f'"; done
-eval gdb -q -nx -batch -iex "'set auto-load safe-path $BUILD'" "$obj/vmlinux" \
+eval gdb -q -nx -batch \
 	-x "$TOP/gdb-scripts/load.py" $args </dev/null 2>/dev/null |
 awk '/^==== / { if (open) print "...."; print ""; print "=== `" $2 "`"; print ""; print "...."; open = 1; next }
      open { print }

@@ -19,7 +19,10 @@ as functions, in order, and this module runs them.
   learner to run at the same stop.
 - answer(KEY, VALUE) records what this run found for a question of the
   lab's answers file (labs/N/lab.toml); vm/session/ks compares the learner's.
-- Every outcome is also a record (vm/session/results.py) for vm/session/ks to read.
+- Every outcome is also a record (vm/session/results.py) for vm/session/ks to read,
+  after a plan record (how many checks there are), from which ks writes
+  the run's KTAP report (ktap() below) and fails a run whose results
+  fall short of its plan.
 
 No gdb in here: lab 6's grader, which reads crash's output on the host,
 uses it as the gdb graders do.
@@ -114,7 +117,35 @@ def _report(fn, status, detail='', why=None):
     results.emit('test', **fields)
 
 
+def ktap(plan, tests):
+    """A KTAP report (Documentation/dev-tools/ktap.rst, the kernel's own
+    test format): the plan PLAN, then one result line per test record,
+    a skipped one with its reason as a SKIP directive. '#' starts a
+    directive in KTAP, so a title's own '#' is written 'no.'."""
+    lines = ['KTAP version 1', '1..%d' % plan]
+    for i, t in enumerate(tests, 1):
+        title = t['title'].replace('#', 'no.')
+        if t['status'] == 'skip':
+            reason = t.get('reason', '').splitlines()[0].replace('#', 'no.')
+            lines.append('ok %d %s # SKIP %s' % (i, title, reason))
+        else:
+            lines.append('%s %d %s' % ('ok' if t['status'] == 'ok' else 'not ok', i, title))
+    return '\n'.join(lines) + '\n'
+
+
+def short_of_plan(plan, tests):
+    """Why a finished run's results do not fit its plan, or None: a plan
+    of no checks grades nothing, and a result missing or extra means a
+    check was lost or run twice."""
+    if plan == 0:
+        return 'its plan declares no checks'
+    if len(tests) != plan:
+        return 'it reported %d results against its plan of %d' % (len(tests), plan)
+    return None
+
+
 def run_tests():
+    results.emit('plan', tests=len(TESTS))
     for fn in TESTS:
         if fn.parent is not None and fn.parent.status != 'ok':
             _report(fn, 'skip', why='skipped: it needs "%s", which did not '

@@ -14,6 +14,8 @@ logs=$BUILD/check
 # such runs may go on at once.
 [ -n "${CHECKS:-}" ] || rm -rf "$logs"
 mkdir -p "$logs"
+# Every grade's KTAP report is copied here, for check 95 (vm/session/ks).
+export KS_KTAP_DIR=$logs/ktap
 passed=0 failed=0
 start=$(date +%s)
 

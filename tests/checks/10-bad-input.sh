@@ -6,6 +6,13 @@
 . "$TOP/tests/lib.sh"
 
 valid=$("$TOP/vm/session/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
+# The list named must be every lab there is (labs/N/lab.toml), not empty.
+labs=$(cd "$TOP/labs" && ls -d [0-9]*/ | tr -d / | sort -n | tr '\n' ' ' | sed 's/ $//')
+if [ -n "$valid" ] && [ "$(echo $valid)" = "$labs" ]; then
+	ok "ks names the valid labs, every one of labs/ ($labs)"
+else
+	not_ok "ks names the valid labs, every one of labs/ (wanted '$labs', got '$valid')"
+fi
 for n in 9 x ''; do
 	before=$(ls "$BUILD/run" 2>/dev/null | wc -l)
 	rc=0

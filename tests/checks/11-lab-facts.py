@@ -19,6 +19,7 @@
 # you should have seen folded in the HTML and after the questions in the
 # PDF. The choices and free-text checks can fail: they are shown on the
 # questions issue 28 found (lab 0's longest option, lab 4's canary).
+import ast
 import importlib.machinery
 import importlib.util
 import os
@@ -37,6 +38,15 @@ _loader.exec_module(ks)
 # Similar length: the longest option at most this many times the shortest.
 SIMILAR = 1.3
 
+
+
+def answered(source):
+    """The keys a grader's source answers: the first argument of each
+    call answer('KEY', ...), as Python reads it (a key in a comment or
+    another string is not an answer)."""
+    return {node.args[0].value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and getattr(node.func, 'id', None) == 'answer'
+            and node.args and isinstance(node.args[0], ast.Constant)}
 
 def block(text, tag):
     """The text of the README's region tag::TAG[] ... end::TAG[], or None."""
@@ -197,14 +207,14 @@ for n in facts.labs():
            % (n, ' '.join(sorted(answered))),
            'README: %s' % (' '.join(sorted(asked)) if asked else 'no questions block'))
     with open(os.path.join(lab['folder'], 'grade.py')) as f:
-        grader = f.read()
+        grader = answered(f.read())
     predicts = items(block(readme, 'predict'))
     whys = items(block(readme, 'why'))
     bad = []
     for key, q in lab['questions'].items():
         if key.startswith('predict_'):
             words = set(re.findall(r'`(\w+)`', predicts.get(key, '')))
-            if "'%s'" % q.get('observed') not in grader:
+            if q.get('observed') not in grader:
                 bad.append('%s: observed %s is no record of grade.py' % (key, q.get('observed')))
             if not set(q.get('choices', [])) <= words:
                 bad.append('%s: the README offers %s of %s' % (
@@ -213,7 +223,7 @@ for n in facts.labs():
             asked_choices.append(('lab %d' % n, key, whys.get(key, ''), q['answer']))
         elif ks.why(q):
             bad += judge_idea('lab %d %s' % (n, key), q)
-        elif "'%s'" % key not in grader:
+        elif key not in grader:
             bad.append('%s: no record of grade.py' % key)
     expect(not bad, 'lab %d: its predictions name records its grader writes and the '
            'README offers their choices; its observations are answered by its grader; '

@@ -40,10 +40,12 @@ rm -rf "$tree"
 cp -al "$PRISTINE" "$tree"
 for p in $(stage_patches "$last"); do
 	name=${p#"$TOP"/patches/}
-	out=$("$TOP/vm/build/apply-patch.sh" "$tree" "$p" 2>&1) || true
-	echo "$name: $out" >&2
-	if echo "$out" | grep -Eq 'FAILED|fuzz|offset|malformed|Reversed'; then
-		not_ok "applies exactly: $name"
+	out=$("$TOP/vm/build/apply-patch.sh" "$tree" "$p" 2>&1) && rc=0 || rc=$?
+	echo "$name: exit $rc: $out" >&2
+	# The tool's status first: a missing tree or "Only garbage was found
+	# in the patch input" says no FAILED, yet applies nothing.
+	if [ "$rc" != 0 ] || echo "$out" | grep -Eq 'FAILED|fuzz|offset|malformed|Reversed|garbage'; then
+		not_ok "applies exactly: $name (exit $rc: $(echo "$out" | tail -n 1))"
 	else
 		ok "applies exactly (no fuzz, no offset): $name"
 	fi

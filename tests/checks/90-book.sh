@@ -1,8 +1,11 @@
 # The workbook, built from this run: transcripts made now (book/
 # transcripts.py), the tables and plots of labs 4 and 5 from checks 86 and
 # 87, lab 2's figure drawn from its session; the build fails on a missing
-# piece, an asciidoctor warning or a marked symbol its stage lacks, and a
-# transcript may not show the build folder's absolute path. Then
+# piece or an asciidoctor warning, every symbol a chapter marks must exist
+# in its stage (book/symcheck.sh), and a transcript may not show the build
+# folder's absolute path. This run's material must be what book/runs/
+# keeps, the addresses and other run-to-run values aside (book/kept.py),
+# and `make book` must render from book/runs/ alone, with no kernel. Then
 # how it renders, as a reader sees it: code spans verbatim in the HTML
 # (book/codespans.py), and transcripts, figures, tables, fonts, the HTML
 # on a phone in Chromium and the PDF's figure pages (book/rendercheck.py,
@@ -75,19 +78,27 @@ else
 	not_ok "lab 7's figure marks the fault address its transcript ends with (fault_address '$fault')"
 fi
 
-if "$TOP/book/build.sh" > "$BUILD/check/book-build.log" 2>&1 &&
+if KS_BOOK_FROM=run "$TOP/book/build.sh" > "$BUILD/check/book-build.log" 2>&1 &&
    [ -s "$book/index.html" ] && [ -s "$book/index.pdf" ]; then
-	ok "the book renders to HTML and PDF without an asciidoctor warning"
+	ok "the book renders this run's material to HTML and PDF without an asciidoctor warning"
 else
 	not_ok "the book renders to HTML and PDF (see $BUILD/check/book-build.log)"
 fi
 cat "$BUILD/check/book-build.log" >&2
-total=$(sed -n 's/^all \([0-9]*\) marked symbols exist$/\1/p' "$BUILD/check/book-build.log")
+"$TOP/book/symcheck.sh" > "$BUILD/check/book-symbols.log" 2>&1 || true
+cat "$BUILD/check/book-symbols.log" >&2
+total=$(sed -n 's/^all \([0-9]*\) marked symbols exist$/\1/p' "$BUILD/check/book-symbols.log")
 if [ "${total:-0}" -gt 10 ]; then
 	ok "all $total kernel symbols the chapters mark exist in their stages' vmlinux"
 else
-	not_ok "the chapters' marked symbols were looked up (log: $BUILD/check/book-build.log)"
+	not_ok "the chapters' marked symbols exist in their stages (log: $BUILD/check/book-symbols.log)"
 fi
+
+# This run's material against the copies book/runs/ keeps: one line per
+# piece; a difference beyond the run-to-run values is shown as a diff.
+python3 "$TOP/book/kept.py" compare > "$BUILD/check/book-kept.log" 2>&1 || true
+grep -v '^    ' "$BUILD/check/book-kept.log" | grep -E '^(not )?ok - |^# '
+grep '^    ' "$BUILD/check/book-kept.log" >&2 || true
 
 html=$book/index.html
 # Nothing of the source left raw; the generated parts in place.
@@ -115,12 +126,65 @@ else
 	expect "the symbol check rejects stage 2's hardirq_stack_ptr in a stage 1 chapter, and only it" \
 		sh -c 'grep -q "lab1.adoc: hardirq_stack_ptr (not in stage 1" "$1" && ! grep -q "common_interrupt (not" "$1"' x "$tmp/out"
 fi
-mkdir -p "$tmp/build"
-if BUILD=$tmp/build "$TOP/book/build.sh" > "$tmp/out" 2>&1; then
-	not_ok "the book build fails without its transcripts (it passed)"
+mkdir -p "$tmp/build" "$tmp/no-runs"
+if KS_BOOK_FROM=run BUILD=$tmp/build "$TOP/book/build.sh" > "$tmp/out" 2>&1; then
+	not_ok "the book build from a run fails without its transcripts (it passed)"
 else
-	expect "the book build fails without its transcripts, naming the fix" grep -q "run 'make transcripts'" "$tmp/out"
+	expect "the book build from a run fails without its transcripts, naming the fix" grep -q "'make check' makes it" "$tmp/out"
 fi
+if KS_KEPT=$tmp/no-runs BUILD=$tmp/build "$TOP/book/build.sh" > "$tmp/out" 2>&1; then
+	not_ok "make book fails without book/runs/ (it passed)"
+else
+	expect "make book fails without book/runs/, naming the fix" grep -q "make promote" "$tmp/out"
+fi
+
+# make book, as a newcomer runs it right after set-up: from book/runs/
+# alone, in a build folder with no kernel, no transcript and no result,
+# starting no QEMU and no kernel build (every program it starts is
+# traced).
+rm -rf "$tmp/build"
+t0=$(date +%s)
+if strace -f -qq -e trace=execve -o "$tmp/execs" env BUILD="$tmp/build" \
+	"$TOP/book/build.sh" > "$tmp/out" 2>&1 && [ -s "$tmp/build/book/index.html" ] &&
+   [ -s "$tmp/build/book/index.pdf" ]; then
+	secs=$(( $(date +%s) - t0 ))
+	started=$(grep -o 'execve("[^"]*' "$tmp/execs" | sed 's/^execve("//' | sort -u)
+	echo "make book started: $(echo $started)" >&2
+	heavy=$(echo "$started" | grep -E 'qemu-system|/(kernel|stage|modules|tree|initramfs)\.sh$|/(cc1|ld)$' || true)
+	expect "make book renders book/runs/ with no kernel (${secs}s, traced: no QEMU, no kernel build, no compiler)" [ -z "$heavy" ]
+	# Every transcript, table and figure of this run's book is in it.
+	for f in $(grep -o 'figures/[a-z0-9-]*\.svg' "$html" | sort -u); do
+		grep -q "$f" "$tmp/build/book/index.html" && [ -s "$tmp/build/book/$f" ] || echo "$f" >> "$tmp/lacks"
+	done
+	n=$(grep -c '<pre class="rouge highlight"' "$html" || true)
+	m=$(grep -c '<pre class="rouge highlight"' "$tmp/build/book/index.html" || true)
+	t=$(grep -c '<table class="tableblock' "$html" || true)
+	u=$(grep -c '<table class="tableblock' "$tmp/build/book/index.html" || true)
+	expect "make book's HTML shows what this run's does: $m of $n listings, $u of $t tables, every figure" \
+		sh -c '[ "$1" = "$2" ] && [ "$3" = "$4" ] && [ ! -s "$5" ]' x "$m" "$n" "$u" "$t" "$tmp/lacks"
+else
+	cat "$tmp/out" >&2
+	not_ok "make book renders from book/runs/ alone (see the log)"
+fi
+
+# The comparison can fail, and only where it should: a kept transcript
+# with one function renamed fails; one with every address changed passes.
+cp -r "$TOP/book/runs" "$tmp/kept"
+python3 - "$tmp/kept/transcripts/lab2.txt" <<'EOF2'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+open(path + '.renamed', 'w').write(text.replace('__handle_irq', '__handle_irk', 1))
+open(path + '.moved', 'w').write(re.sub(r'0xc[0-9a-f]{7}', lambda m: '0xc%07x' % (int(m.group(0), 16) % 0x1000000 + 0x10), text))
+EOF2
+mv "$tmp/kept/transcripts/lab2.txt.renamed" "$tmp/kept/transcripts/lab2.txt"
+KS_KEPT=$tmp/kept python3 "$TOP/book/kept.py" compare > "$tmp/renamed" 2>&1 || true
+mv "$tmp/kept/transcripts/lab2.txt.moved" "$tmp/kept/transcripts/lab2.txt"
+KS_KEPT=$tmp/kept python3 "$TOP/book/kept.py" compare > "$tmp/moved" 2>&1 || true
+expect "the comparison fails on a kept transcript with a function renamed (__handle_irk), with a diff and 'make promote'" \
+	sh -c 'grep -q "^not ok - book/runs/transcripts/lab2.txt:.*make promote" "$1" && grep -q "^    [-+].*__handle_irk" "$1"' x "$tmp/renamed"
+expect "the comparison passes a kept transcript whose addresses all differ" \
+	grep -q '^ok - book/runs/transcripts/lab2.txt' "$tmp/moved"
 # The path check can fail: a gdb line with the absolute path of a stage's
 # source is caught, also when the line is broken inside the path as a
 # transcript may break a long one; the same line as book/transcripts.py

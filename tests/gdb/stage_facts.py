@@ -19,7 +19,9 @@
 #                 (the word at current->stack), dwarf ([function, sp] of
 #                 gdb's own unwind), current_thread_info, said (command:
 #                 what it printed)
-#   dmesg         lines: the kernel's "greatest stack depth" reports
+#   dmesg         lines: the kernel's "greatest stack depth" reports;
+#                 said: ks-stack-use at the same stop; exiting: the CPUs
+#                 inside check_stack_usage() there
 #   watch-switch  error (why it cannot watch), or said (its ks-switch
 #                 lines) and the stop it reports: cpu, sp, ebx,
 #                 task_stack, pid, hardirq
@@ -63,6 +65,25 @@ def report(handler, cpu):
         said=said)
 
 
+def cpus_in(function, depth=64):
+    """The CPUs with FUNCTION among their frames (gdb's own unwind, which
+    shows an inlined function as a frame of its own)."""
+    found, was = [], gdb.selected_thread()
+    for thread in gdb.selected_inferior().threads():
+        thread.switch()
+        frame, n = gdb.newest_frame(), 0
+        while frame is not None and n < depth:
+            if frame.name() == function:
+                found.append(thread.num - 1)
+                break
+            try:
+                frame, n = frame.older(), n + 1
+            except gdb.error:
+                break
+    was.switch()
+    return found
+
+
 def not_ksoftirqd(cpu):
     # ksoftirqd runs softirqs in task context, on its own stack, at every
     # stage: only softirqs run on the way out of an interrupt count.
@@ -84,10 +105,14 @@ for cpu in range(ncpus):
         else:
             results.emit('stop', handler=handler, cpu=cpu, seen=False)
 
-# The kernel's own stack-usage reports (DEBUG_STACK_USAGE), from its log,
-# read at the last stop, where ks-stack-use last read the kernel's record.
+# The kernel's own stack-usage reports (DEBUG_STACK_USAGE): its log and
+# its record of exited tasks as ks-stack-use reads it, both at this one
+# stop, and the CPUs stopped inside check_stack_usage() (kernel/exit.c),
+# which logs a new low before it stores it: while a CPU is between the
+# two, the log may hold a line lower than the record.
 results.emit('dmesg', lines=[line for line in run('lx-dmesg').splitlines()
-                             if 'greatest stack depth' in line])
+                             if 'greatest stack depth' in line],
+             said=run('ks-stack-use'), exiting=cpus_in('check_stack_usage'))
 
 # ks-watch-switch: what it prints at a switch onto a hardirq stack, or
 # why it cannot watch (stage 1). In its stop mode gdb stops at each switch

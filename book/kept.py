@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""book/kept.py: the workbook's real-run material, kept in the repository.
+
+usage: book/kept.py list         (the pieces, as paths under book/runs/)
+       book/kept.py compare      (make check: this run's material against the kept copies)
+       book/kept.py promote      (make promote: this run's material becomes the kept copies)
+       book/kept.py normalise FILE   (FILE as compare sees it)
+
+Every transcript, table, figure and grader output the book shows comes
+from a real run (book/transcripts.py, labs/N/experiment.py, checks 84, 88
+and 89). `make check` makes them again in the build folder; book/runs/
+keeps the copies that `make book` renders from, with no kernel and no
+guest, and MANIFEST there says which run made each one.
+
+compare holds the two the way expect-test tools hold a test's output:
+the values that differ from one run to the next (the KINDS below, each
+seen to vary between two runs of the same commit) are replaced by a
+placeholder in both, and any other difference fails, with a unified diff
+and the command that accepts it. A change to a lab, a patch or a gdb
+command that changes what the learner sees is thus a diff of book/runs/
+in review.
+"""
+import datetime
+import difflib
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+BUILD = os.environ.get('BUILD') or os.path.join(TOP, 'build')
+KEPT = os.environ.get('KS_KEPT') or os.path.join(HERE, 'runs')
+PROMOTE = 'make promote'
+
+# Each piece: its path under book/runs/ and under the build folder, and
+# the run that makes it.
+TRANSCRIPT_RUN = 'book/transcripts.py (make transcripts)'
+RUNS = {
+    'lab4-overflow': 'labs/4/experiment.py (check 86)',
+    'lab5-memory': 'labs/5/experiment.py (check 87)',
+    'lab7-lkdtm': 'labs/7/experiment.py (check 83)',
+    'exercise': 'tests/checks/88-exercises.py',
+    'task': 'tests/checks/84-tasks.py',
+    'postmortem': 'tests/checks/89-postmortem.py',
+}
+
+
+def pieces(build=BUILD):
+    """(kept path, built path, the run that makes it) for every piece,
+    named from book/transcripts/ (one transcript per walk, and lab 6's
+    crash session) and the tables and grader outputs the chapters
+    include."""
+    walks = sorted(f[:-4] for f in os.listdir(os.path.join(HERE, 'transcripts'))
+                   if f.endswith('.gdb'))
+    out = [('transcripts/%s.txt' % w, 'book/transcripts/%s.txt' % w, TRANSCRIPT_RUN)
+           for w in walks + ['lab6']]
+    out += [('figures/%s.svg' % f, 'book/figures/%s.svg' % f, TRANSCRIPT_RUN)
+            for f in ('irq-stacks', 'guard-page')]
+    names = ['lab4-overflow.adoc', 'lab4-overflow.tsv', 'lab5-memory.adoc',
+             'lab5-memory.tsv', 'lab7-lkdtm.adoc']
+    names += ['exercise%d-%s.txt' % (n, w) for n in (2, 3, 4) for w in ('skeleton', 'solution')]
+    names += ['task%d-skeleton.txt' % n for n in (0, 1, 5, 6, 7)]
+    names += ['postmortem-never-stored.txt']
+    for name in names:
+        run = RUNS[re.sub(r'\d*[-.].*', '', name)] if not name.startswith('lab') \
+            else RUNS[name.rsplit('.', 1)[0]]
+        out.append(('results/' + name, 'results/' + name, run))
+    return [(k, os.path.join(build, b), run) for k, b, run in out]
+
+
+# What differs from run to run, each kind with what it matches. Seen
+# varying between two make check runs of one commit: the addresses of
+# everything allocated at run time (stacks, tasks, pt_regs, modules), the
+# pids, the printk times, the date and host in a transcript's head, and
+# the measured counts of lab 4 and 5's tables.
+KINDS = [
+    ('the provenance head (date, host kernel, versions)',
+     re.compile(r'^# A real (?:crash )?session: .*(?:\n#.*)*', re.M), '# A real session: HEAD'),
+    ('addresses (hex numbers, with or without 0x)',
+     re.compile(r'\b(?:0x[0-9a-f]+|[0-9a-f]{8}(?:[0-9a-f]{8})?)\b'), 'ADDR'),
+    ('printk times', re.compile(r'\[ *\d+\.\d+\]'), '[TIME]'),
+    ('pids', re.compile(r'\b(pid|PID:?|task) \d+\b'), r'\1 PID'),
+]
+
+
+def normalise(text):
+    """TEXT with every KIND replaced by its placeholder."""
+    for _, pattern, placeholder in KINDS:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
+def read(path):
+    with open(path, errors='replace') as f:
+        return f.read()
+
+
+def compare(build=BUILD, kept=KEPT):
+    """Print one "ok -" or "not ok -" line per piece, and under each
+    failure its diff; return the number of failures."""
+    print('# normalised before comparing: ' + '; '.join(k for k, _, _ in KINDS))
+    failed = 0
+    for name, built, run in pieces(build):
+        mine = os.path.join(kept, name)
+        if not os.path.exists(built):
+            print('not ok - book/runs/%s: this run did not make it (%s)' % (name, run))
+            failed += 1
+            continue
+        if not os.path.exists(mine):
+            print('not ok - book/runs/%s: no kept copy; `%s` keeps this run\'s' % (name, PROMOTE))
+            failed += 1
+            continue
+        a, b = normalise(read(mine)).splitlines(), normalise(read(built)).splitlines()
+        diff = list(difflib.unified_diff(a, b, 'book/runs/' + name, built, lineterm='', n=2))
+        if diff:
+            print('not ok - book/runs/%s: this run differs from the kept copy; if the '
+                  'change is meant, `%s` keeps it' % (name, PROMOTE))
+            print('\n'.join('    ' + line for line in diff[:60]))
+            if len(diff) > 60:
+                print('    ... (%d more lines of diff)' % (len(diff) - 60))
+            failed += 1
+        else:
+            print('ok - book/runs/%s is what this run made (%s)' % (name, run))
+    return failed
+
+
+def commit():
+    r = subprocess.run(['git', '-C', TOP, 'describe', '--always', '--dirty'],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return r.stdout.strip() or 'unknown'
+
+
+def promote(build=BUILD, kept=KEPT):
+    """Copy this run's material into book/runs/ and write MANIFEST;
+    refuse if a piece is missing, naming the run that makes it."""
+    missing = [(n, run) for n, built, run in pieces(build) if not os.path.exists(built)]
+    if missing:
+        sys.exit('kept.py: error: this build folder lacks %s; run `make check` (or the '
+                 'named runs) first' % ', '.join('%s (%s)' % m for m in missing))
+    stamp = '%s, commit %s, %s %s' % (datetime.date.today().isoformat(), commit(),
+                                     platform.system(), platform.release())
+    lines = ['# The runs that made each kept piece (book/kept.py promote).',
+             '# piece\trun\twhen']
+    for name, built, run in pieces(build):
+        dest = os.path.join(kept, name)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(built, dest + '.tmp')
+        os.replace(dest + '.tmp', dest)
+        lines.append('%s\t%s\t%s' % (name, run, stamp))
+    with open(os.path.join(kept, 'MANIFEST'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    print('kept.py: %d pieces kept in %s; `git diff %s` shows what changed'
+          % (len(lines) - 2, kept, os.path.relpath(kept, TOP)))
+
+
+if __name__ == '__main__':
+    verb = sys.argv[1] if len(sys.argv) > 1 else ''
+    if verb == 'list':
+        print('\n'.join(name for name, _, _ in pieces()))
+    elif verb == 'compare':
+        sys.exit(1 if compare() else 0)
+    elif verb == 'promote':
+        promote()
+    elif verb == 'normalise' and len(sys.argv) == 3:
+        sys.stdout.write(normalise(read(sys.argv[2])))
+    else:
+        sys.exit(__doc__.split('\n\n')[1])
