@@ -265,3 +265,19 @@ r.check_transcripts(sys.argv[2]); r.check_figure_text(sys.argv[2])' "$TOP/book" 
 cat "$tmp/out" >&2
 expect "the rendering check catches an old transcript and an old figure" \
 	sh -c '[ "$(grep -c "^not ok - " "$1")" = 2 ]' x "$tmp/out"
+
+# The answers stay folded: in every lab of the HTML, "What you should have
+# seen" and "Why" are inside their folds (book/foldcheck.py), and the
+# check catches a paragraph planted outside the fold of lab 7's Why.
+python3 "$TOP/book/foldcheck.py" "$html" || true
+python3 - "$html" "$tmp/unfolded.html" <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+lab7 = re.search(r'<h2 id="[^"]*">[\d.]* ?Lab 7:', text).end()
+why = re.compile(r'<h3 id="[^"]*">(?:[\d.]+ )?Why</h3>').search(text, lab7)
+open(sys.argv[2], 'w').write(text[:why.end()] + '<div class="paragraph"><p>planted: the '
+                             'guard page caught it</p></div>' + text[why.end():])
+EOF2
+python3 "$TOP/book/foldcheck.py" "$tmp/unfolded.html" > "$tmp/folds" 2>&1 || true
+expect "the fold check catches a paragraph outside the fold of lab 7's Why" \
+	grep -q '^not ok - lab 7 keeps "Why" folded (outside its fold: "planted' "$tmp/folds"
