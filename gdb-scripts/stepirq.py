@@ -23,6 +23,8 @@
 # ended the step.
 import gdb
 
+from kstack import stacks
+
 # What `step` steps over, and why it is not part of do_IRQ's path.
 PLUMBING = [
     ('function irqentry_enter', 'entry accounting: context tracking, RCU'),
@@ -48,10 +50,10 @@ PLUMBING = [
 ]
 
 HOOKS = '''define hook-step
-python stepirq.plant()
+ks-before-step
 end
 define hook-next
-python stepirq.plant()
+ks-before-step
 end
 define hookpost-step
 python stepirq.after_step()
@@ -103,6 +105,21 @@ def plant():
     planted.append(bp)
 
 
+class BeforeStep(gdb.Command):
+    """Run by `step` and `next` before they step (their hooks): says in
+    one line that the guest is gone, and why, instead of stepping;
+    otherwise plants the stop of a step in common_interrupt."""
+
+    def __init__(self):
+        super().__init__('ks-before-step', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        gone = stacks.guest_gone()
+        if gone:
+            raise gdb.GdbError(gone)
+        plant()
+
+
 def here():
     return gdb.selected_thread().global_num, int(gdb.selected_frame().pc())
 
@@ -133,7 +150,7 @@ def after_step():
     Print it then."""
     global pending
     try:
-        if pending is not None and pending == here():
+        if pending is not None and gdb.selected_thread() and pending == here():
             show_frame()
     except gdb.error:
         pass
@@ -142,5 +159,6 @@ def after_step():
 
 for arg, _why in PLUMBING:
     gdb.execute('skip ' + arg, to_string=True)
+BeforeStep()
 gdb.execute(HOOKS)
 gdb.events.stop.connect(on_stop)

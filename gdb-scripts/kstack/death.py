@@ -166,14 +166,9 @@ def examine():
 def unset_irq_stacks():
     """A line for each online CPU whose IRQ stack pointer exists but is
     NULL: its stack was never stored (or stored for another CPU)."""
-    out = []
-    for cpu in stacks.cpus.each_online_cpu():
-        for kind in ('hardirq', 'softirq'):
-            if stacks.irq_stack(kind, cpu) == 0:
-                out.append("Note: CPU %d is online, but its %s_stack_ptr is "
-                           "NULL: that CPU's stack was never stored there"
-                           % (cpu, kind))
-    return out
+    return ['Note: ' + stacks.unset_irq_stack(kind, cpu)
+            for cpu in stacks.cpus.each_online_cpu()
+            for kind in ('hardirq', 'softirq') if stacks.irq_stack(kind, cpu) == 0]
 
 
 def examine_reset():

@@ -40,8 +40,8 @@ from the last interrupt or softirq it served. On a stage without IRQ stacks
                 if base is None:
                     continue        # x86_64: softirqs use the hardirq stack
                 if not base:
-                    gdb.write('%-3d %-8s not allocated yet (early boot)\n'
-                              % (cpu, kind))
+                    gdb.write('%-3d %-8s NULL: %s\n'
+                              % (cpu, kind, stacks.unset_irq_stack(kind, cpu)))
                     continue
                 top = base + stacks.irq_stack_size()
                 saved = stacks.word(stacks.saved_sp_at(base))

@@ -21,6 +21,35 @@ class KstackError(gdb.GdbError):
     """An error the learner can act on, printed without a traceback."""
 
 
+def guest_gone():
+    """Why the guest is gone, in one line, or None while gdb is attached
+    to a live one. The session writes qemu.exit in the run folder
+    ($KS_RUN) when QEMU ends (vm/session/session.py); without one, a gdb
+    with no thread left has lost its target."""
+    run = os.environ.get('KS_RUN')
+    try:
+        with open(os.path.join(run or '', 'qemu.exit')) as f:
+            return 'the guest is gone: ' + f.read().strip()
+    except OSError:
+        pass
+    if not gdb.selected_inferior().threads():
+        return ('the guest is gone: gdb has no connection to QEMU '
+                '(see qemu.log in the run folder)')
+    return None
+
+
+# The words of gdb's own errors when its connection to QEMU breaks.
+LOST = ('Remote communication error', 'Remote connection closed',
+        'Target disconnected', 'The program has no registers now',
+        'The program is not being run')
+
+
+def require_guest():
+    gone = guest_gone()
+    if gone:
+        raise KstackError(gone)
+
+
 def require_symbols():
     if cpus is None:
         raise KstackError('no kernel symbols: the kernel\'s lx- helpers '
@@ -42,17 +71,38 @@ def require_percpu():
                           'start_kernel, e.g. break __handle_irq')
 
 
+def unset_irq_stack(kind, cpu):
+    """Why CPU's KIND stack pointer is NULL, in one line: early boot
+    only while the CPU is not online yet (its stacks are allocated on
+    the CPU that brings it up); an online CPU's NULL pointer means its
+    stack was never stored there."""
+    if cpu in set(cpus.each_online_cpu()):
+        return ("CPU %d is online, but its %s_stack_ptr is NULL: that "
+                "CPU's stack was never stored there" % (cpu, kind))
+    return ('CPU %d is not online yet (early boot): its %s stack is not '
+            'allocated' % (cpu, kind))
+
+
 def checked(action, *args):
     """Run ACTION(*ARGS) once there is a kernel to look at, turning
-    unreadable memory into an explanation, not a traceback."""
+    unreadable memory into an explanation, not a traceback, and a guest
+    that is gone into one line that says so and why."""
+    require_guest()
     require_symbols()
     try:
         require_percpu()
         return action(*args)
+    except KstackError:
+        raise
     except gdb.MemoryError as e:
+        require_guest()
         raise KstackError('cannot read the guest\'s memory (%s): the '
                           'kernel\'s addresses are not mapped yet (early '
                           'boot, paging off?) or the pointer is stale' % e)
+    except gdb.error as e:
+        if any(w in str(e) for w in LOST):
+            raise KstackError(guest_gone() or 'the guest is gone: %s' % e)
+        raise
 
 
 class Command(gdb.Command):

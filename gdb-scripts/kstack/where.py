@@ -31,8 +31,7 @@ begins there. On a stage without IRQ stacks (stage 1) it says so."""
             gdb.write('This stage has no IRQ stacks: interrupts run on '
                       'the interrupted task\'s stack.\n')
         elif not stacks.irq_stack('hardirq', cpu):
-            gdb.write('CPU %d\'s IRQ stacks are not allocated yet '
-                      '(early boot).\n' % cpu)
+            gdb.write(stacks.unset_irq_stack('hardirq', cpu) + '.\n')
         area = stacks.find_area(sp, cpu)
         cur = stacks.current_task(cpu)
         base = int(cur['stack'])
@@ -67,9 +66,9 @@ begins there. On a stage without IRQ stacks (stage 1) it says so."""
             'an unmapped guard page: a write past the end faults at once'))
         if area.kind in ('task', 'hardirq', 'softirq') and not stacks.is_64bit():
             warn = stacks.warn_line()
-            gdb.write('  $sp is %d bytes above the warning line; the line '
+            gdb.write('  $sp is %d bytes %s the warning line; the line '
                       'is %d bytes above the stack\'s bottom\n'
-                      % (free - warn, warn))
+                      % (abs(free - warn), 'above' if free >= warn else 'below', warn))
 
     @staticmethod
     def starting_at(addr, cpu):

@@ -90,18 +90,19 @@ def least_room():
 @test('ks-where gives the warning line of vm/stages.toml and the room '
       'above it', parent=least_room, reads='ks-where')
 def where_room(where):
-    m = re.search(r'(-?\d+) bytes above the warning line; the line is '
+    m = re.search(r'(\d+) bytes (above|below) the warning line; the line is '
                   r'(\d+) bytes above', where)
-    expect_true(m, 'ks-where\'s warning line', 'N bytes above the warning '
-                'line; the line is M bytes above the stack\'s bottom',
+    expect_true(m, 'ks-where\'s warning line', 'N bytes above (or below) the '
+                'warning line; the line is M bytes above the stack\'s bottom',
                 where.strip())
-    line = expect(int(m.group(2)), WARN, 'the warning line ks-where draws, in '
+    line = expect(int(m.group(3)), WARN, 'the warning line ks-where draws, in '
                   'bytes above the bottom')
     answer('warning_line', line)
-    expect(int(m.group(1)), val('$sp') - int(current(cpu())['stack']) - WARN,
+    room = int(m.group(1)) * (1 if m.group(2) == 'above' else -1)
+    expect(room, val('$sp') - int(current(cpu())['stack']) - WARN,
            'the room above the line ks-where gives, against $sp - '
            'current->stack - %d' % WARN)
-    return '%s above the line' % m.group(1)
+    return '%s %s the line' % (m.group(1), m.group(2))
 
 
 @test('in __handle_irq, where the check reads esp: the least room an '

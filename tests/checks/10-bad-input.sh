@@ -59,3 +59,18 @@ else
 	not_ok "the comparison catches a stage ($extra) that vm/stages.toml lacks (made '$fmade', table '$ftable')"
 fi
 rm -rf "$fake"
+
+# An answers file that is not text gets one line and a non-zero exit,
+# before anything is built or booted (no Python traceback).
+bin=$BUILD/check/binary-answers
+mkdir -p "$BUILD/check"
+printf 'why_round_down = \377\376\n' > "$bin"
+rc=0
+out=$("$TOP/vm/session/ks" grade 0 "$bin" 2>&1) || rc=$?
+echo "ks grade 0 $bin -> exit $rc: $out" >&2
+if [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q 'is not text'; then
+	ok "a binary answers file gets one line ('$out') and exit $rc"
+else
+	not_ok "a binary answers file gets one clear line and a non-zero exit (exit $rc: $out)"
+fi
+rm -f "$bin"

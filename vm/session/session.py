@@ -13,6 +13,7 @@ A guest has a run folder of its own, build/run/STAGE-PID-N, holding:
   qemu.cmd         QEMU's command line, quoted for a shell (SHOW=1 prints it)
   qemu.log         QEMU's messages; qemu-debug.log: CPU resets (triple faults)
   gdb.port, qemu.pid, monitor.sock
+  qemu.exit        once QEMU has ended: one line, how and why (end_cause)
   gdb-N.jsonl      what the gdb-side code of the N-th gdb run emitted
 So two guests never collide, and a failure leaves its evidence.
 
@@ -324,6 +325,7 @@ class Guest:
             deadline = time.time() + 10
             while self.qemu.poll() is None:
                 if _port_listening(self.port):
+                    threading.Thread(target=self._watch_end, daemon=True).start()
                     return self
                 if time.time() > deadline:
                     self.stop()
@@ -374,6 +376,50 @@ class Guest:
             seconds, ' (ACCEL=kvm: i386 guests hang at the BIOS under KVM on '
             'some hosts; leave ACCEL unset for TCG)' if self.accel == 'kvm'
             else ''))
+
+    def _watch_end(self):
+        """Write qemu.exit, in one line, as soon as QEMU ends: a gdb
+        command run after the guest is gone (gdb-scripts/kstack/stacks.py)
+        reads why from it. QEMU's status is looked at without reaping it
+        (WNOWAIT), so Popen's own poll() and wait() still get it."""
+        pid = self.qemu.pid
+        while True:
+            try:
+                info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:       # already reaped by Popen
+                info, rc = None, self.qemu.returncode
+                if rc is None:
+                    return
+            if info is not None:
+                rc = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+            if info is not None or rc is not None:
+                with open(self.path('qemu.exit'), 'w') as f:
+                    f.write(self.end_cause(rc) + '\n')
+                return
+            time.sleep(0.2)
+
+    def end_cause(self, rc=None):
+        """How QEMU ended, in one line: its status or the signal that
+        killed it (RC, or its return code), and what qemu.log says of a
+        signal it caught (QEMU ends on SIGTERM by itself, status 0)."""
+        rc = self.qemu.returncode if rc is None else rc
+        try:
+            with open(self.path('qemu.log'), errors='replace') as f:
+                caught = re.findall(r'terminating on signal \d+.*', f.read())
+        except OSError:
+            caught = []
+        if rc is not None and rc < 0:
+            how = 'QEMU was killed by signal %d (%s)' % (-rc, signal.Signals(-rc).name)
+        elif caught:
+            how = 'QEMU ended, %s' % caught[-1].strip()
+        elif rc == 0:
+            how = ('QEMU exited with status 0: the guest reset (a panic, with '
+                   'panic=-1 and -no-reboot) or shut down')
+        elif rc is not None and rc % 2:
+            how = "QEMU exited: the guest's program asked for exit status %d" % ((rc - 1) // 2)
+        else:
+            how = 'QEMU exited with status %s' % rc
+        return '%s (log: %s)' % (how, self.path('qemu.log'))
 
     def alive(self):
         return self.qemu is not None and self.qemu.poll() is None
