@@ -2,10 +2,12 @@
 #
 # labs/guard.py stops every lab, grader and transcript where the kernel
 # dies: at the first instruction of oops_end() (an oops has been printed
-# in full: the BUG line, the registers, the call trace; what follows is
-# the task's death or a panic) or of panic() (a panic with no oops
-# before it: "corrupted stack end detected inside scheduler"). There the
-# stack the kernel died on is still intact, and this module reads it:
+# in full: the BUG line, the registers, the call trace, by __die() and
+# show_regs(), arch/x86/kernel/dumpstack.c:436-496; what oops_end() still
+# does is the register summary, then the task's death or a panic) or of
+# panic() (a panic with no oops before it: "corrupted stack end detected
+# inside scheduler"). There the stack the kernel died on is still
+# intact, and this module reads it:
 #
 #   - the kernel's own words: its first BUG/Oops line and the register
 #     lines, from the serial log (or the kernel's log buffer, when the

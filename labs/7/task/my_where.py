@@ -9,9 +9,9 @@
 # knows. Try it: make lab N=7 EXERCISE=1 loads this file, then `my-where`
 # beside `ks-where` (after an edit: `source` this file).
 #
-# It is what the kernel's own get_stack_guard_info() does when a fault
-# comes (arch/x86/kernel/dumpstack_64.c, traps.c): given an address,
-# which stack holds it, or under which stack it lies. What you have to
+# Which stack holds an address, or under which it lies: the kernel's
+# get_stack_guard_info() (arch/x86/include/asm/stacktrace.h:41) asks it
+# of the current task's and this CPU's stacks only. What you have to
 # work out (labs/7/README.md, "Task"; make hint N=7 gives one hint at a
 # time):
 #   - how big a task stack is here, and where each task's begins;
