@@ -183,8 +183,15 @@ def lab_reached():
 def on_gdb_exiting(event):
     # gdb's own quit detaches from the guest, which gdb reports as the
     # inferior's exit: that is the session ending, not the guest.
+    # When the guest is gone, gdb's detach would only report the broken
+    # connection (the commands have said why): drop it quietly.
     global armed
     armed = False
+    if stacks.guest_gone():
+        try:
+            gdb.execute('disconnect', to_string=True)
+        except gdb.error:
+            pass
 
 
 class LabStop(gdb.Command):

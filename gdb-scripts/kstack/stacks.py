@@ -87,8 +87,8 @@ def checked(action, *args):
     """Run ACTION(*ARGS) once there is a kernel to look at, turning
     unreadable memory into an explanation, not a traceback, and a guest
     that is gone into one line that says so and why."""
-    require_guest()
     require_symbols()
+    require_guest()
     try:
         require_percpu()
         return action(*args)

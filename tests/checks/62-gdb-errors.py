@@ -3,12 +3,16 @@
 # gdb without a kernel; stage 0 halted at reset (paging off); stage 0 at
 # start_kernel (per-CPU areas not set up); a stage without IRQ stacks
 # (vm/stages.toml: stage 1) in an interrupt, so nothing to switch and no
-# $hardirq_ctx. tests/gdb/errors.py runs the commands.
+# $hardirq_ctx. tests/gdb/errors.py runs the commands. Then a guest that
+# is gone: at lab 0's stop, its QEMU killed (TERM, then KILL), every
+# command says in one line that the guest is gone and why.
 import os
+import re
 import subprocess
 
 from checklib import (TOP, Guest, expect, facts, log, not_ok, probe,
                       records)
+from session import lab_scripts
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-use', 'ks-stack-picture', 'ks-watch-switch',
@@ -67,3 +71,22 @@ else:
     expect_said(where, said, 'ks-watch-switch', 'this stage never switches stacks')
     expect_said(where, said, 'p $hardirq_ctx(0)', 'this stage has no hardirq stacks')
     expect_said(where, said, 'ks-irqstacks', 'This stage has no IRQ stacks')
+
+# The guest gone: QEMU ended under gdb by a signal, as a learner's
+# machine might end it. Each command's one line names the death and its
+# cause, from QEMU's own end (vm/session/session.py's qemu.exit).
+GONE = ('ks-where', 'ks-bt', 'ks-irqstacks', 'step', 'next')
+for sig, cause in (('TERM', 'terminating on signal 15'), ('KILL', 'killed by signal 9 (SIGKILL)')):
+    lab = facts.lab(0)
+    with Guest(0, lab['guest_path'], halted=True) as guest:
+        run = guest.gdb(lab_scripts(lab) + [
+            '-ex', 'echo ==== killing QEMU\\n',
+            '-ex', 'shell kill -%s $(cat $KS_RUN/qemu.pid); sleep 1' % sig] + [
+            a for c in GONE for a in ('-ex', c)], 120)
+    log(run.output)
+    after = run.output.split('==== killing QEMU\n', 1)[-1].splitlines()
+    gone = [line for line in after if line.startswith('the guest is gone: ')]
+    expect(len(after) == len(GONE) and len(gone) == len(GONE) and
+           all(cause in line for line in gone),
+           'QEMU killed with SIG%s under gdb: %s each say in one line that the guest is '
+           'gone, and why (%s)' % (sig, ', '.join(GONE), cause), after)

@@ -386,13 +386,13 @@ class Guest:
         while True:
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                rc = None if info is None else info.si_status \
+                    if info.si_code == os.CLD_EXITED else -info.si_status
             except ChildProcessError:       # already reaped by Popen
-                info, rc = None, self.qemu.returncode
+                rc = self.qemu.returncode
                 if rc is None:
                     return
-            if info is not None:
-                rc = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-            if info is not None or rc is not None:
+            if rc is not None:
                 with open(self.path('qemu.exit'), 'w') as f:
                     f.write(self.end_cause(rc) + '\n')
                 return
