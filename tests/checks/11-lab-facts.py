@@ -40,13 +40,20 @@ SIMILAR = 1.3
 
 
 
-def answered(source):
+def answer_keys(source):
     """The keys a grader's source answers: the first argument of each
     call answer('KEY', ...), as Python reads it (a key in a comment or
-    another string is not an answer)."""
-    return {node.args[0].value for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Call) and getattr(node.func, 'id', None) == 'answer'
-            and node.args and isinstance(node.args[0], ast.Constant)}
+    another string is not an answer); of answer('A' if ... else 'B',
+    ...), both."""
+    keys = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', None) == 'answer' \
+                and node.args:
+            key = node.args[0]
+            for k in (key.body, key.orelse) if isinstance(key, ast.IfExp) else (key,):
+                if isinstance(k, ast.Constant):
+                    keys.add(k.value)
+    return keys
 
 def block(text, tag):
     """The text of the README's region tag::TAG[] ... end::TAG[], or None."""
@@ -207,7 +214,7 @@ for n in facts.labs():
            % (n, ' '.join(sorted(answered))),
            'README: %s' % (' '.join(sorted(asked)) if asked else 'no questions block'))
     with open(os.path.join(lab['folder'], 'grade.py')) as f:
-        grader = answered(f.read())
+        grader = answer_keys(f.read())
     predicts = items(block(readme, 'predict'))
     whys = items(block(readme, 'why'))
     bad = []
