@@ -1,5 +1,5 @@
-# Lab 7, what came after (x86_64: 16K stacks in vmalloc space, guard
-# pages). Loaded by vm/session/ks for make lab (and by the grader,
+# Lab 7, what came after (x86_64: the same tree, 64-bit; the banner
+# names no outcome the lab asks the learner to predict). Loaded by vm/session/ks for make lab (and by the grader,
 # labs/7/grade.py).
 #
 # The first stop is a device interrupt after boot that came in kernel
@@ -15,7 +15,7 @@ break exc_double_fault
 break handle_stack_overflow
 
 echo \n
-echo ==== Lab 7: what came after (x86_64: 16K stacks in vmalloc space, guard pages) ====\n
+echo ==== Lab 7: what came after (x86_64: the same tree, 64-bit) ====\n
 echo Stopped in __common_interrupt(), a device interrupt after boot.\n
 echo Try:\n
 echo \  ks-where                  which stack: on x86_64, the hardirq stack too\n
@@ -26,6 +26,6 @@ echo \  ks-irqstacks              each CPU's hardirq stack, vmapped\n
 echo \  continue                  dd descends 64 x 256 bytes: the double fault\n
 echo \                            stops at exc_double_fault, then\n
 echo \                            handle_stack_overflow (ks-where at each)\n
-echo \  p/x fault_address         (in handle_stack_overflow) where the CPU's\n
-echo \                            push of the page fault's frame faulted\n
+echo \  p/x fault_address         (in handle_stack_overflow) the address that\n
+echo \                            faulted (the kernel's copy of CR2)\n
 echo See labs/7/README.md.\n
