@@ -2,14 +2,20 @@
 #
 # Loaded by vm/session/ks for make lab (and by the grader, labs/3/grade.py). Waits for boot
 # to finish, then stops at the next device interrupt's do_IRQ (6.1's
-# common_interrupt), on the interrupted stack. The menu's hints are each
-# run by tests/checks/32-lab3-hints.py: a new hint needs a check there.
+# common_interrupt) that came from kernel code on a task's stack, not
+# dd's: the case the walk below describes, on every run (an interrupt
+# from user mode, or one that finds a CPU running softirqs on its softirq
+# stack, is let pass). The stop is set on common_interrupt, do_IRQ's
+# address, where gdb knows its argument regs. The test joins its parts
+# with & rather than &&: gdb does not call a $function (here the kernel's
+# $lx_per_cpu) in the right side of && or ||, and fails there. The menu's hints are each run by
+# tests/checks/32-lab3-hints.py: a new hint needs a check there.
 
-ks-lab-stop do_IRQ
+ks-lab-stop common_interrupt if ((((struct pt_regs *)regs)->cs & 3) == 0) & (((unsigned long)regs - (unsigned long)($lx_per_cpu("current_task")->stack)) < sizeof(init_stack)) & !$_streq($lx_per_cpu("current_task")->comm, "dd")
 
 echo \n
 echo ==== Lab 3: 4K only (stage 3: one page per stack) ====\n
-echo Stopped at do_IRQ (6.1: common_interrupt), on the interrupted stack.\n
+echo Stopped at do_IRQ (6.1: common_interrupt): an interrupt of kernel code, on a task's stack.\n
 echo Try:\n
 echo \  p sizeof(init_stack)      THREAD_SIZE: 4096\n
 echo \  ks-where                  room left below $sp, and the warning line\n
