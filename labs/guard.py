@@ -194,6 +194,24 @@ def on_gdb_exiting(event):
             pass
 
 
+class Stop(gdb.Breakpoint):
+    """ks-lab-stop's breakpoint: it stops where its TEST (a gdb
+    expression, evaluated on the CPU that hit it) holds. A test gdb cannot
+    evaluate stops too, with the error kept: ks-lab-stop then fails and
+    says why, where gdb's own condition would stop silently, showing the
+    learner a case the lab did not ask for."""
+    test = error = None
+
+    def stop(self):
+        if not self.test:
+            return True
+        try:
+            return bool(gdb.parse_and_eval(self.test))
+        except gdb.error as e:
+            self.error = str(e)
+            return True
+
+
 class LabStop(gdb.Command):
     """Continue to a lab's stop, quietly.
 
@@ -227,17 +245,20 @@ and the guard has said why."""
         gdb.execute('frame')
 
     def until(self, location, condition=None, temporary=False):
-        bp = gdb.Breakpoint(location, internal=True, temporary=temporary)
+        bp = Stop(location, internal=True, temporary=temporary)
         bp.silent = True             # no "Thread 1 hit Breakpoint -4, ..."
-        if condition:
-            bp.condition = condition
+        bp.test = condition
         try:
             LabStop.running = True
             gdb.execute('continue', to_string=True)
         finally:
             LabStop.running = False
+            error = bp.error
             if bp.is_valid():
                 bp.delete()
+        if error:
+            raise gdb.GdbError('ks-lab-stop: its test (%s) cannot be evaluated at %s: '
+                               '%s' % (condition, location, error))
         if died:
             gdb.write(LabStop.told)
         if died or gdb.selected_inferior().pid == 0:
