@@ -60,7 +60,11 @@ WRONG = {
         ('word-at-top', "reads the saved esp at the IRQ stack's top, not its "
          'lowest word', [('saved = word(known[here][0])',
                           'saved = word(known[here][1] - 4)')],
-         'from the task stack', [])],
+         "trusts the hardirq stack's lowest word", []),
+        ('follows-zero-regs', "follows a kernel thread's all-zero pt_regs under "
+         'ret_from_fork past its last frame', [('if user or ip < KERNEL_START:',
+                                                'if user:')],
+         'in a kernel thread', ['from the task stack', 'an interrupt from user mode'])],
     5: [('ignores-8mb-floor', 'predicts as if all of MemFree went to threads, '
          'forgetting the 8 MB that threads leaves free',
          [('SAMPLE + (long)((free1 - STOP_KB) / cost)', 'SAMPLE + (long)(free1 / cost)')],

@@ -4,19 +4,34 @@
 # kernel, has no IRQ stacks to cross, so the task is graded on stage 0
 # (lab 0's kernel; lab 2 builds its stacks again), with the checks'
 # interrupt workload (tests/guest/irq-load.sh: device interrupts on both
-# CPUs). Run by vm/session/ks in gdb batch mode against a fresh guest.
+# CPUs, and a user-mode loop on each, lab.toml's irq_load_spin=yes). Run
+# by vm/session/ks in gdb batch mode against a fresh guest.
 #
 # At each stop the learner's frames() must give ks-bt's frames (gdb-
 # scripts/kstack/frames.py): the same return addresses, each on the same
 # kind of stack, across the switches from the hardirq and softirq stacks
-# and through each interrupt's pt_regs to the code it interrupted. Then,
-# at one more stop in a handler, the grader breaks the hardirq stack's
-# lowest word (the esp the switch saved) for a moment, so that it points
-# into the softirq stack: the frame chain still leads to the task's stack,
-# but a walk that asks the IRQ stack where it came from must now stop at
-# its top. ks-bt follows the chain alone; the task's walk must not.
+# and through each interrupt's pt_regs to the code it interrupted. Every
+# run puts the kernel in each case a walk must handle, or fails naming
+# the one it could not reach:
+#   - a handler on the hardirq stack, from a task's stack, on each CPU;
+#   - a softirq on the softirq stack, on each CPU;
+#   - a hardirq taken during a softirq (hardirq -> softirq -> task);
+#   - an interrupt from user mode (its pt_regs hold user CS: the walk
+#     ends there);
+#   - a kernel thread's bottom: schedule() in a kernel thread, whose
+#     chain ends at ret_from_fork over the all-zero pt_regs that
+#     copy_thread() made (a walk that follows them goes on to ip 0);
+#   - a system call's bottom: ksys_write() in a user task, whose last
+#     kernel frame holds the user's ebp (no entry code marked it).
+# Then, at one more stop in a handler, the grader changes the hardirq
+# stack's two ends for a moment: its lowest word (the esp the switch
+# saved) points into the softirq stack, its top word to where the
+# lowest pointed. The frame chain still leads to the task's stack, but a
+# walk that asks the lowest word where the stack came from must now stop
+# at its top; one that reads the top word crosses, and fails. ks-bt
+# follows the chain alone; the task's walk must not.
 import tasklib
-from gdbutil import continue_to, cpu, irq_stack, run, stack_kind, val, word
+from gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, val, word
 from gradelib import Fail, expect_true, run_tests, test
 from kstack import frames as ksbt
 
@@ -50,6 +65,35 @@ def first():
 
 first.says = 'the first device interrupt after boot'
 
+# include/linux/sched.h: the task_struct.flags bit of a kernel thread.
+PF_KTHREAD = 0x00200000
+
+
+def from_user():
+    """A handler whose interrupt came from user mode: the pt_regs the
+    entry code saved (the per-CPU __irq_regs) hold a user CS."""
+    return val('((struct pt_regs *)$lx_per_cpu("__irq_regs"))->cs') & 3 != 0
+
+
+from_user.says = 'an interrupt from user mode'
+
+
+def kernel_thread():
+    """Not the idle task (no ret_from_fork under it): a kernel thread
+    that copy_thread() started."""
+    task = current(cpu())
+    return int(task['flags']) & PF_KTHREAD and int(task['pid']) != 0
+
+
+kernel_thread.says = "in a kernel thread, down to its bottom (ret_from_fork)"
+
+
+def user_task():
+    return not int(current(cpu())['flags']) & PF_KTHREAD
+
+
+user_task.says = "in a system call, down to its bottom (the user's ebp)"
+
 # (where, when the stop counts: says how, for the check's title)
 STOPS = [
     ('handle_irq_event', first),
@@ -58,6 +102,9 @@ STOPS = [
     ('run_timer_softirq', sp_on('softirq', 0)),
     ('run_timer_softirq', sp_on('softirq', 1)),
     ('handle_irq_event', saved_on('softirq')),
+    ('handle_irq_event', from_user),
+    ('schedule', kernel_thread),
+    ('ksys_write', user_task),
 ]
 TAMPERED = len(STOPS)       # the stop where the lowest word is broken
 SOLUTIONS = tasklib.solutions(load_as='my_xbt')
@@ -76,19 +123,30 @@ def ks_frames():
 def tampered():
     """At a handler on the hardirq stack, from the task stack: each
     solution's frames with the hardirq stack's lowest word pointing into
-    the softirq stack, then the word as it was."""
+    the softirq stack and its top word to the task stack (where the
+    lowest word pointed), then both words as they were."""
     c = cpu()
     base = irq_stack('hardirq', c)
-    saved = word(base)
+    top = base + val('sizeof(init_stack)') - 4
+    saved, was_top = word(base), word(top)
     expected = ks_frames()
-    run('set var *(unsigned int *)%d = %d' % (base, irq_stack('softirq', c) + 64))
+    # The ebp on the task stack that the hardirq stack's last frame holds:
+    # where the chain leads, which the walk must refuse.
+    leads = next((f.where for f in ksbt.walk(c) if f.area and f.area.kind != 'hardirq'),
+                 None)
+    moved = irq_stack('softirq', c) + 64
+    run('set var *(unsigned int *)%d = %d' % (base, moved))
+    run('set var *(unsigned int *)%d = %d' % (top, saved))
     try:
         SEEN[TAMPERED] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=c, word=saved,
+                                         moved=moved, top=top, leads=leads,
                                          expected=expected)
     finally:
         run('set var *(unsigned int *)%d = %d' % (base, saved))
-    expect_true(word(base) == saved, 'the lowest word, put back', '%#x' % saved,
-                '%#x' % word(base))
+        run('set var *(unsigned int *)%d = %d' % (top, was_top))
+    expect_true((word(base), word(top)) == (saved, was_top),
+                'the lowest and top words, put back', '%#x %#x' % (saved, was_top),
+                '%#x %#x' % (word(base), word(top)))
 
 
 @test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
@@ -160,9 +218,12 @@ def judged_tampered(sol):
         ok = (len(got) in (on_irq, on_irq + 1) and
               [f[0] for f in got] == [f[0] for f in want[:len(got)]])
         expect_true(ok, "my-xbt on CPU %d with the hardirq stack's lowest word "
-                    "changed from %#x to an address on the softirq stack: the "
-                    "frame chain still leads to the task's stack, the IRQ stack "
-                    "says it came from elsewhere" % (seen['cpu'], seen['word']),
+                    "changed from %#x to %#x, on the softirq stack, and its top "
+                    "word (at %#x) set to %#x: the frame chain still leads to "
+                    "the task's stack (ebp %s), but the lowest word says the "
+                    "stack came from elsewhere" % (
+                        seen['cpu'], seen['word'], seen['moved'], seen['top'],
+                        seen['word'], '%#x' % seen['leads'] if seen['leads'] else '?'),
                     'the walk ends at the hardirq stack\'s top:\n' +
                     show(want[:on_irq]) + '\n(and at most #%d, the return address '
                     'read there)' % on_irq, show(got))
