@@ -245,7 +245,16 @@ and the guard has said why."""
         gdb.execute('frame')
 
     def until(self, location, condition=None, temporary=False):
-        bp = Stop(location, internal=True, temporary=temporary)
+        # A lab module's function (lab 4's frames_write) has no symbol
+        # until the module is loaded: the breakpoint waits, pending, and
+        # gdb's "Function ... not defined." is not for the learner.
+        gdb.execute('set logging file /dev/null')
+        gdb.execute('set logging redirect on')
+        gdb.execute('set logging enabled on')
+        try:
+            bp = Stop(location, internal=True, temporary=temporary)
+        finally:
+            gdb.execute('set logging enabled off')
         bp.silent = True             # no "Thread 1 hit Breakpoint -4, ..."
         bp.test = condition
         try:
