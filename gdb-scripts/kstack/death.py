@@ -23,6 +23,7 @@
 #
 # ks-death prints the report again at the prompt.
 import os
+import subprocess
 
 import gdb
 
@@ -90,6 +91,23 @@ def source_of(pc):
     return '%s (%s)' % (name, where) if where else name
 
 
+def inline_chain(pc):
+    """[(function, file:line)] of the code at PC, innermost first: where
+    the faulting line was inlined from a header, each call it was inlined
+    at, down to the function the code belongs to. binutils' addr2line -i
+    reads them from the vmlinux's DWARF (gdb's Python gives no inline
+    chain of an address); [] for an address it does not know (a module)."""
+    try:
+        out = subprocess.run(['addr2line', '-f', '-i', '-e', gdb.objfiles()[0].filename,
+                              '%#x' % pc], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return []
+    lines = out.split('\n')
+    return [(fn, tree_path(where.split(' ')[0]).replace('./', '', 1))
+            for fn, where in zip(lines[0::2], lines[1::2]) if fn and fn != '??']
+
+
 def source_line(pc):
     """The text of PC's source line, from the file gdb finds on its source
     path (the tree the kernel was built from: vm/session/session.py), or
@@ -145,6 +163,10 @@ def examine():
         line = source_line(ip)
         if line:
             out.append('  the line: %s' % line)
+        chain = inline_chain(ip)
+        if len(chain) > 1:
+            out.append('  inlined: %s' % ', called at '.join(
+                '%s() %s' % c for c in chain))
         start = (ip, sp, bp)
     else:
         out.append('It called panic("%s")' % _panic_message())
