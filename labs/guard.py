@@ -194,6 +194,26 @@ def on_gdb_exiting(event):
             pass
 
 
+class OpenLab(gdb.Command):
+    """Open a lab: source its lab.gdb (its stop, then its banner).
+
+Usage: ks-open-lab FILE
+
+If the kernel dies or the guest ends before the stop, the guard has
+said where and why; gdb's own "Error in sourced command file", which
+would follow, says nothing more and is not shown."""
+
+    def __init__(self):
+        super().__init__('ks-open-lab', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        try:
+            gdb.execute('source %s' % arg, from_tty)
+        except gdb.error:
+            if not (died or gdb.selected_inferior().pid == 0 or stacks.guest_gone()):
+                raise
+
+
 class Stop(gdb.Breakpoint):
     """ks-lab-stop's breakpoint: it stops where its TEST (a gdb
     expression, evaluated on the CPU that hit it) holds. A test gdb cannot
@@ -275,6 +295,7 @@ and the guard has said why."""
 
 
 LabStop()
+OpenLab()
 gdb.events.exited.connect(on_exited)
 gdb.events.gdb_exiting.connect(on_gdb_exiting)
 gdb.events.stop.connect(on_stop)

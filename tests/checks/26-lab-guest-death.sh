@@ -9,7 +9,8 @@
 #            console (it prints nothing; the deadline ends it);
 # and the graders of lab 0 and lab 3 (vm/session/ks grade), in batch mode, with
 # the image that panics.
-# Each must exit non-zero, print no lab banner, say why (the kernel's own
+# Each must exit non-zero, print no lab banner and no gdb "Error in sourced
+# command file" (the guard has said why), say why (the kernel's own
 # words where it said any), and leave no QEMU behind.
 . "$TOP/vm/build/lib.sh"
 . "$TOP/tests/lib.sh"
@@ -40,6 +41,8 @@ problem() {
 		echo "exits non-zero (it exited 0)"
 	elif echo "$2" | grep -q '==== Lab'; then
 		echo "shows no lab banner (it did)"
+	elif echo "$2" | grep -q 'Error in sourced command file'; then
+		echo "shows no gdb 'Error in sourced command file' after the guard's report (it did)"
 	elif ! echo "$2" | grep -Eq "$3"; then
 		echo "says why ('$3' not in its output)"
 	elif [ -n "$4" ]; then

@@ -92,8 +92,10 @@ def lab_scripts(lab, script=None):
     """gdb's arguments that open LAB (facts.lab) as make lab does: the
     guard first (labs/guard.py: a death is caught wherever it comes),
     then SCRIPT, by default the lab's own lab.gdb (an exercise's, if it
-    has one); a grader is its own SCRIPT, and sources lab.gdb itself."""
-    return ['-x', GUARD, '-x', script or lab['gdb']]
+    has one), through the guard's ks-open-lab; a grader is its own
+    SCRIPT, and sources lab.gdb itself."""
+    return ['-x', GUARD] + (['-x', script] if script else
+                            ['-ex', 'ks-open-lab %s' % lab['gdb']])
 
 
 def elf_damaged(path):
