@@ -180,6 +180,9 @@ def examine():
         out.append('Its frames, by frame pointers from the %s (ks-bt\'s walk):'
                    % ('faulting registers' if point == 'oops_end' else 'panic'))
         out += ['  ' + l for l in frames.lines(walked)]
+        out.append("(gdb's own bt stops where the entry code saved pt_regs, with "
+                   "'?? ()' and 'corrupt stack?': the stack is not corrupt there; "
+                   "ks-bt walks on through it, as above)")
         out += unset_irq_stacks()
     except (gdb.error, gdb.MemoryError) as e:
         out.append('(the stacks could not be read: %s)' % e)
