@@ -67,6 +67,11 @@ def make_task(n):
     os.makedirs(os.path.dirname(mine), exist_ok=True)
     with open(os.path.join(lab['folder'], lab['exercise']['skeleton'])) as f:
         text = f.read()
+    # The skeleton names its copy's usual place; EXERCISES may move it.
+    folder = os.path.dirname(mine)
+    shown = os.path.relpath(folder, TOP)
+    text = text.replace('build/exercises/%d/' % n, (
+        folder if shown.startswith('..') else shown) + '/')
     with open(mine + '.tmp', 'w') as f:
         f.write(text)
     os.rename(mine + '.tmp', mine)

@@ -166,7 +166,7 @@ def stops():
 
 
 def show(frames):
-    return '\n'.join('#%-2d 0x%08x %-26s %s' % (i, pc, name or '??', kind)
+    return '\n'.join('#%-2d 0x%08x %-26s %s' % (i, pc, name or '??', kind or '(any stack)')
                      for i, (pc, name, kind) in enumerate(frames)) or '(no frames)'
 
 
