@@ -196,9 +196,13 @@ for n in TASKS:
     rc, out, _ = ks('exercise', n, exercise_on=False)
     with open(os.path.join(facts.lab(n)['folder'], ex['skeleton'])) as f:
         skeleton = f.read()
-    same = os.path.isfile(mine) and open(mine).read() == skeleton
+    # The copy names where it is (EXERCISES moves it), not build/exercises.
+    here = os.path.relpath(os.path.dirname(mine), checklib.TOP) + '/'
+    want = skeleton.replace('build/exercises/%d/' % n, here)
+    same = os.path.isfile(mine) and open(mine).read() == want
     expect(rc == 0 and same, 'lab %d: make exercise N=%d copies the skeleton to '
-           'exercises/%d/%s' % (n, n, n, name), out.strip()[-200:])
+           'exercises/%d/%s, naming itself %s' % (n, n, n, name, here + name),
+           out.strip()[-200:])
     with open(mine, 'a') as f:
         f.write('\n# my work\n' if not name.endswith('.c') else '\n/* my work */\n')
     rc, out, _ = ks('exercise', n, exercise_on=False)

@@ -106,7 +106,7 @@ predicted=$answers.predict
 { cat "$answers"; echo 'predict_hardirq_stacks = 2'; echo 'predict_stack_bottom = thread_info'; } > "$predicted"
 out=$("$TOP/vm/session/ks" grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
-if [ $rc = 0 ] && echo "$out" | grep -q '^  predict_hardirq_stacks  *2  *2$' &&
+if [ $rc = 0 ] && echo "$out" | grep -q '^  predict_hardirq_stacks  *2  *2  *exactly$' &&
    echo "$out" | grep -q '^  predict_stack_bottom  *thread_info  *end_magic  *the same choice  *<- differs$'; then
 	ok "lab 0 shows predictions beside what its run saw, marks the one that differs, and does not score them"
 else
