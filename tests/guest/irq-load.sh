@@ -8,19 +8,25 @@
 echo "irq-load: $(nproc) CPUs"
 n=$(nproc)
 # irq_load_spin=yes on the kernel's command line (lab 1's task grader): a
-# loop in user mode on each CPU, at the lowest priority, so that device
-# interrupts come from user mode too, not only from idle and the kernel.
-if [ "${irq_load_spin:-}" = yes ]; then
+# loop in user mode on each CPU, at the lowest priority, and every other
+# round the writer on the next CPU, not the one the interrupt goes to:
+# there only the loop runs, so the interrupts come from user mode.
+spin=
+if [ "${irq_load_spin:-}" = yes ] && [ "$n" -gt 1 ]; then
+	spin=yes
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		taskset $((1 << i)) nice -n 19 sh -c 'while :; do :; done' &
 		i=$((i + 1))
 	done
 fi
+round=0
 cpu=0
 while :; do
 	mask=$((1 << cpu))
 	echo "$mask" > /proc/irq/4/smp_affinity
+	[ -n "$spin" ] && [ $(( (round / n) % 2 )) = 1 ] && mask=$((1 << ((cpu + 1) % n)))
+	round=$((round + 1))
 	taskset "$mask" sh -c "i=0; while [ \$i -lt 40 ]; do echo irq-load cpu$cpu \$i; i=\$((i + 1)); done"
 	cpu=$(( (cpu + 1) % n ))
 done
