@@ -8,15 +8,16 @@
 echo "irq-load: $(nproc) CPUs"
 n=$(nproc)
 # irq_load_spin=yes on the kernel's command line (lab 1's task grader): a
-# loop in user mode on each CPU, at the lowest priority, and every other
-# round the writer on the next CPU, not the one the interrupt goes to:
-# there only the loop runs, so the interrupts come from user mode.
+# loop in user mode on each CPU (this busybox has no nice: the loop
+# shares its CPU with the writer), and every other pair of rounds the
+# writer on the next CPU, not the one the interrupt goes to: there only
+# the loop runs, so the interrupts come from user mode.
 spin=
 if [ "${irq_load_spin:-}" = yes ] && [ "$n" -gt 1 ]; then
 	spin=yes
 	i=0
 	while [ "$i" -lt "$n" ]; do
-		taskset $((1 << i)) nice -n 19 sh -c 'while :; do :; done' &
+		taskset $((1 << i)) sh -c 'while :; do :; done' &
 		i=$((i + 1))
 	done
 fi
