@@ -117,19 +117,24 @@ def _report(fn, status, detail='', why=None):
     results.emit('test', **fields)
 
 
-def ktap(plan, tests):
+def ktap(plan, tests, titles=(), why='the grader stopped before it'):
     """A KTAP report (Documentation/dev-tools/ktap.rst, the kernel's own
     test format): the plan PLAN, then one result line per test record,
-    a skipped one with its reason as a SKIP directive. '#' starts a
+    a skipped one with its reason as a SKIP directive. A check of the
+    plan (TITLES, in order) that has no record, because the grader or
+    its guest ended first, is "not ok", saying WHY. '#' starts a
     directive in KTAP, so a title's own '#' is written 'no.'."""
+    def clean(text):
+        return text.splitlines()[0].replace('#', 'no.') if text else ''
     lines = ['KTAP version 1', '1..%d' % plan]
     for i, t in enumerate(tests, 1):
-        title = t['title'].replace('#', 'no.')
         if t['status'] == 'skip':
-            reason = t.get('reason', '').splitlines()[0].replace('#', 'no.')
-            lines.append('ok %d %s # SKIP %s' % (i, title, reason))
+            lines.append('ok %d %s # SKIP %s' % (i, clean(t['title']), clean(t.get('reason'))))
         else:
-            lines.append('%s %d %s' % ('ok' if t['status'] == 'ok' else 'not ok', i, title))
+            lines.append('%s %d %s' % ('ok' if t['status'] == 'ok' else 'not ok', i,
+                                       clean(t['title'])))
+    for i, title in enumerate(list(titles)[len(tests):plan], len(tests) + 1):
+        lines.append('not ok %d %s # not run: %s' % (i, clean(title), clean(why)))
     return '\n'.join(lines) + '\n'
 
 
@@ -145,7 +150,7 @@ def short_of_plan(plan, tests):
 
 
 def run_tests():
-    results.emit('plan', tests=len(TESTS))
+    results.emit('plan', tests=len(TESTS), titles=[fn.title for fn in TESTS])
     for fn in TESTS:
         if fn.parent is not None and fn.parent.status != 'ok':
             _report(fn, 'skip', why='skipped: it needs "%s", which did not '
