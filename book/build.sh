@@ -13,7 +13,9 @@
 
 out=$BUILD/book
 mkdir -p "$out/figures"
-case ${KS_BOOK_FROM:-kept} in
+command -v asciidoctor >/dev/null || die "no asciidoctor: run 'sh vm/build/setup.sh'"
+source=${KS_BOOK_FROM:-kept}
+case $source in
 kept)
 	from=${KS_KEPT:-$TOP/book/runs}
 	transcripts=$from/transcripts results=$from/results
@@ -25,10 +27,10 @@ kept)
 run)
 	transcripts=$out/transcripts results=$BUILD/results
 	fix="'make check' makes it (or 'make transcripts' and the check that runs it)" ;;
-*) die "KS_BOOK_FROM is 'kept' (book/runs/) or 'run' (this build folder), not '$KS_BOOK_FROM'" ;;
+*) die "KS_BOOK_FROM is 'kept' (book/runs/) or 'run' (this build folder), not '$source'" ;;
 esac
 python3 "$TOP/book/kept.py" list | while read -r kept; do
-	case $KS_BOOK_FROM:$kept in
+	case $source:$kept in
 	run:transcripts/*|run:figures/*) f=$out/$kept ;;
 	run:results/*) f=$BUILD/$kept ;;
 	*) f=$from/$kept ;;
