@@ -29,6 +29,7 @@ class Folds(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.labs = {}                  # lab number: {section: [words outside]}
+        self.seen = {}                  # lab number: the FOLDED sections found
         self.lab = self.section = None
         self.heading = None             # 'h2' or 'h3' while inside one
         self.title = ''
@@ -57,6 +58,8 @@ class Folds(html.parser.HTMLParser):
             elif self.lab is not None:
                 bare = re.sub(r'^[\d.]+ ', '', title)
                 self.section = bare if bare in FOLDED else None
+                if self.section:
+                    self.seen.setdefault(self.lab, set()).add(bare)
 
     def handle_data(self, data):
         if self.heading:
@@ -75,7 +78,12 @@ def main(path):
         return 1
     for lab, sections in sorted(page.labs.items()):
         outside = [(s, ' '.join(w)[:70]) for s, w in sections.items() if w]
-        if outside:
+        missing = [s for s in FOLDED if s not in page.seen.get(lab, ())]
+        if missing:
+            failed += 1
+            print('not ok - lab %d has a "%s" section to keep folded (none found)'
+                  % (lab, missing[0]))
+        elif outside:
             failed += 1
             print('not ok - lab %d keeps "%s" folded (outside its fold: "%s")'
                   % (lab, outside[0][0], outside[0][1]))

@@ -74,19 +74,24 @@ def pieces(build=BUILD):
 
 
 # What differs from run to run, each kind with what it matches, in the
-# order they are applied. All were seen to differ between two make check
-# runs of one commit on this machine, 2 vCPUs under TCG: the guest's
-# timing is the host's, so which code an interrupt finds differs (QEMU's
-# -icount, which would make it repeatable, hangs 7.2's i386 guests at
-# "Booting SMP configuration"). Function names from a lab's stop down to
-# the interrupt's entry, stack kinds, commands, file:line numbers and
-# every other word are compared.
+# order they are applied. A guest of 2 vCPUs under TCG runs at the host's
+# pace, so which code an interrupt finds, and what it measures there,
+# differs between runs of one commit (QEMU's -icount, which would make a
+# run repeatable, hangs 7.2's i386 guests at "Booting SMP
+# configuration"). Commands (prompt lines, whole), function names from a
+# lab's stop down to the interrupt's entry frame, the pt_regs line and
+# how a chain ends, stack kinds, THREAD_SIZE and stack sizes, file:line
+# numbers and every word are compared.
 WRAP = re.compile(r'%s\n  ' % WRAP_MARK)
 FRAME = re.compile(r'^\s*(?:#N|\[ADDR\])\s')
 # A frame of the entry code: what follows it is the code it interrupted.
 ENTRY = re.compile(r'^\s*(?:#N|\[ADDR\])\s+(?:ADDR\s+)?(?:asm_\w+|handle_exception|'
                    r'entry_\w+)\b')
 INTERRUPTED = '    (frames of the code the interrupt found)'
+PROMPT = ('(gdb) ', 'crash> ')
+# The lines a list may hold any number of (a recursion's frames, a table
+# of tasks, crash's task list): a run of the same one is kept once.
+ITEM = re.compile(r'^\s*(?:#N|\[ADDR\])\s|^task PID TASK |^ *(?:comm = TASK,|pid = N,|ADDR)$')
 
 KINDS = [
     ('the provenance head (date, host kernel, versions)',
@@ -101,9 +106,13 @@ KINDS = [
      re.compile(r'\b(pid |PID: |task )\d+( \([^)]*\)| [\w/:.-]+)?|(comm = )"[^"]*"'),
      lambda m: m.group(3) + 'TASK' if m.group(3) else
      m.group(1) + 'PID' + (' TASK' if m.group(2) else '')),
-    ('counts (bytes, threads, hits, frame numbers)',
-     re.compile(r'(?<![\w.:/+-])(?<!stage )(?<!Stage )(?<!lab )(?<!Lab )\d+(?:\.\d+)?(?![\w.])'),
-     'N'),
+    ('counts (bytes used and free, threads, hits, frame numbers; not a command\'s, a '
+     'stack\'s size or THREAD_SIZE)',
+     re.compile(r'^(?:\(gdb\) |crash> ).*$|\(\d+ bytes\)|THREAD_SIZE \d+|'
+                r'(?<![\w.:/+-])(?<!stage )(?<!Stage )(?<!lab )(?<!Lab )-?\d+(?:\.\d+)?(?![\w.])',
+                re.M),
+     lambda m: m.group(0) if m.group(0).startswith(('(', 'crash> ', 'THREAD_SIZE'))
+     else 'N'),
     ("where the other CPU was (info threads), and ks-irqstacks' last use of "
      "each IRQ stack",
      re.compile(r'(\[running\]\) ).*|^(N +(?:hardirq|softirq) +ADDR-ADDR) +(?:yes|-) +ADDR +.*$',
@@ -116,18 +125,21 @@ KINDS = [
      re.compile(r'^( *\[ADDR\]) [\w.]+ at ADDR', re.M), r'\1 FRAME at ADDR'),
     ('column widths', re.compile(r'[ \t]+'), ' '),
 ]
-SHAPES = ('the code an interrupt found (the frames under its entry)',
+SHAPES = ('the code an interrupt found (the frames under its entry frame, '
+          'user or kernel, and how that chain ends)',
           'how deep a recursion went, and how many of a kind a list had '
           '(repeated lines or groups of lines, once)')
 
 
 def interrupted(lines):
-    """LINES with the frames under an interrupt's entry frame (and the
-    pt_regs and chain-end lines among them) made one line."""
+    """LINES with what lies under an interrupt's entry frame made one line:
+    the frames of the code it found, the pt_regs line that says whether
+    that was user or kernel code, and the line that says how that chain
+    ends. Commands and everything after the listing are kept."""
     out, skipping = [], False
     for line in lines:
         if skipping and (FRAME.match(line) or line.lstrip().startswith(
-                ('pt_regs at', 'saved ebp', 'saved rbp', '('))):
+                ('pt_regs at', 'saved ebp', 'saved rbp'))):
             continue
         skipping = False
         out.append(line)
@@ -138,13 +150,16 @@ def interrupted(lines):
 
 
 def once(lines, longest=4):
-    """LINES with each run of a repeated line, or group of up to LONGEST
-    lines, kept once."""
+    """LINES with each run of a repeated list ITEM, or group of up to
+    LONGEST items, kept once; any other line is kept as often as it
+    comes."""
     out = []
     for line in lines:
         out.append(line)
         for k in range(1, longest + 1):
-            if len(out) >= 2 * k and out[-k:] == out[-2 * k:-k]:
+            group = out[-k:]
+            if len(out) >= 2 * k and group == out[-2 * k:-k] and \
+                    all(ITEM.match(g) for g in group):
                 del out[-k:]
                 break
     return out
@@ -208,20 +223,22 @@ def promote(build=BUILD, kept=KEPT):
     if missing:
         sys.exit('kept.py: error: this build folder lacks %s; run `make check` (or the '
                  'named runs) first' % ', '.join('%s (%s)' % m for m in missing))
-    stamp = '%s, commit %s, %s %s' % (datetime.date.today().isoformat(), commit(),
-                                     platform.system(), platform.release())
-    lines = ['# The runs that made each kept piece (book/kept.py promote).',
-             '# piece\trun\twhen']
+    host = '%s %s' % (platform.system(), platform.release())
+    lines = ['# The runs that made each kept piece (book/kept.py promote): the',
+             '# run, when it wrote the piece, the commit it was kept at, the host.',
+             '# piece\trun\twritten\tkept at\thost']
     for name, built, run in pieces(build):
         dest = os.path.join(kept, name)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
+        written = datetime.datetime.fromtimestamp(os.path.getmtime(built)).strftime(
+            '%Y-%m-%d %H:%M')
         shutil.copyfile(built, dest + '.tmp')
         os.replace(dest + '.tmp', dest)
-        lines.append('%s\t%s\t%s' % (name, run, stamp))
+        lines.append('\t'.join((name, run, written, commit(), host)))
     with open(os.path.join(kept, 'MANIFEST'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     print('kept.py: %d pieces kept in %s; `git diff %s` shows what changed'
-          % (len(lines) - 2, kept, os.path.relpath(kept, TOP)))
+          % (len(lines) - 3, kept, os.path.relpath(kept, TOP)))
 
 
 if __name__ == '__main__':

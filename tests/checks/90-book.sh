@@ -96,9 +96,15 @@ fi
 
 # This run's material against the copies book/runs/ keeps: one line per
 # piece; a difference beyond the run-to-run values is shown as a diff.
-python3 "$TOP/book/kept.py" compare > "$BUILD/check/book-kept.log" 2>&1 || true
-grep -v '^    ' "$BUILD/check/book-kept.log" | grep -E '^(not )?ok - |^# '
+rc=0
+python3 "$TOP/book/kept.py" compare > "$BUILD/check/book-kept.log" 2>&1 || rc=$?
+grep -E '^(not )?ok - |^# ' "$BUILD/check/book-kept.log" || true
 grep '^    ' "$BUILD/check/book-kept.log" >&2 || true
+# A crash of the comparison names no piece: a failure of its own.
+if [ $rc != 0 ] && ! grep -q '^not ok - ' "$BUILD/check/book-kept.log"; then
+	tail -n 5 "$BUILD/check/book-kept.log" >&2
+	not_ok "book/kept.py compare ran to its end (exit $rc: see the log)"
+fi
 
 html=$book/index.html
 # Nothing of the source left raw; the generated parts in place.
@@ -269,7 +275,12 @@ expect "the rendering check catches an old transcript and an old figure" \
 # The answers stay folded: in every lab of the HTML, "What you should have
 # seen" and "Why" are inside their folds (book/foldcheck.py), and the
 # check catches a paragraph planted outside the fold of lab 7's Why.
-python3 "$TOP/book/foldcheck.py" "$html" || true
+rc=0
+python3 "$TOP/book/foldcheck.py" "$html" > "$tmp/folds-real" 2>&1 || rc=$?
+cat "$tmp/folds-real"
+if crashed $rc "$tmp/folds-real"; then
+	not_ok "book/foldcheck.py ran to its end (exit $rc: $(tail -n 1 "$tmp/folds-real"))"
+fi
 python3 - "$html" "$tmp/unfolded.html" <<'EOF2'
 import re, sys
 text = open(sys.argv[1]).read()

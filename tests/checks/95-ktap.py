@@ -5,7 +5,6 @@
 # grader and every task's grader must have reported at least once. Then
 # the parser and gradelib are shown to catch a short report and an empty
 # plan.
-import contextlib
 import glob
 import io
 import os
@@ -20,14 +19,16 @@ from session import BUILD
 KUNIT = os.path.join(BUILD, 'src', 'linux', 'tools', 'testing', 'kunit')
 sys.path.insert(0, KUNIT)
 import kunit_parser                                                   # noqa: E402
+import kunit_printer                                                  # noqa: E402
 
 
 def parse(text):
     """(subtests, plan, errors) of a KTAP report, by the kernel's parser
-    (its own progress lines, printed as it parses, go to the log)."""
+    (its own progress lines, which it prints through the Printer it took
+    at import, go to the log)."""
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        test = kunit_parser.parse_run_tests(text.splitlines(True))
+    kunit_parser.stdout = kunit_printer.Printer(out)
+    test = kunit_parser.parse_run_tests(text.splitlines(True))
     log(out.getvalue())
     errors = list(test.log if test.status != kunit_parser.TestStatus.SUCCESS and
                   not test.subtests else [])
@@ -62,7 +63,7 @@ expect(reports and not missing, 'every grader and task grader left a KTAP report
 # The parser catches what make grade must refuse: fewer results than the
 # plan, and a plan of nothing; gradelib says the same of both.
 two = [dict(title='a', status='ok'), dict(title='b', status='fail')]
-short = gradelib.ktap(3, two)
+short = gradelib.ktap(3, two)          # as a grader that crashed would leave it
 n, plan, bad, _ = parse(short)
 expect(bad or n != plan, 'kunit_parser refuses a report with 2 results of a plan of 3',
        short)
