@@ -268,6 +268,7 @@ and the guard has said why."""
         # A lab module's function (lab 4's frames_write) has no symbol
         # until the module is loaded: the breakpoint waits, pending, and
         # gdb's "Function ... not defined." is not for the learner.
+        was = [gdb.parameter('logging %s' % p) for p in ('file', 'redirect')]
         gdb.execute('set logging file /dev/null')
         gdb.execute('set logging redirect on')
         gdb.execute('set logging enabled on')
@@ -275,6 +276,8 @@ and the guard has said why."""
             bp = Stop(location, internal=True, temporary=temporary)
         finally:
             gdb.execute('set logging enabled off')
+            gdb.execute('set logging file %s' % was[0])
+            gdb.execute('set logging redirect %s' % ('on' if was[1] else 'off'))
         bp.silent = True             # no "Thread 1 hit Breakpoint -4, ..."
         bp.test = condition
         try:

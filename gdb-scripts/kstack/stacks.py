@@ -28,8 +28,9 @@ def guest_gone():
     with no thread left has lost its target."""
     run = os.environ.get('KS_RUN')
     try:
-        with open(os.path.join(run or '', 'qemu.exit')) as f:
-            return 'the guest is gone: ' + f.read().strip()
+        if run:
+            with open(os.path.join(run, 'qemu.exit')) as f:
+                return 'the guest is gone: ' + f.read().strip()
     except OSError:
         pass
     if not gdb.selected_inferior().threads():
