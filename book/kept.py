@@ -84,9 +84,14 @@ def pieces(build=BUILD):
 # numbers and every word are compared.
 WRAP = re.compile(r'%s\n  ' % WRAP_MARK)
 FRAME = re.compile(r'^\s*(?:#N|\[ADDR\])\s')
-# A frame of the entry code: what follows it is the code it interrupted.
-ENTRY = re.compile(r'^\s*(?:#N|\[ADDR\])\s+(?:ADDR\s+)?(?:asm_\w+|handle_exception|'
-                   r'entry_\w+)\b')
+# A frame of the entry code, in ks-bt's, a grader's or crash's listing or
+# in the kernel's own call trace: what follows it is the code it found.
+ENTRY = re.compile(r'^\s*(?:(?:#N|\[ADDR\])\s+(?:ADDR\s+)?|(?:\? )?)(?:asm_\w+|'
+                   r'handle_exception|entry_\w+)(?:\b(?!\+ADDR/)|\+ADDR/ADDR$)')
+# The kernel's own account of the code under the entry: its trace lines
+# and its registers there.
+KFRAME = re.compile(r'^\s*(?:\? )?[\w.]+\+ADDR/ADDR$|^\s*(?:EIP|EAX|ESI|DS|CR\d|DR\d)[: ]|'
+                    r'^\s*</?\w+>$')
 INTERRUPTED = '    (frames of the code the interrupt found)'
 PROMPT = ('(gdb) ', 'crash> ')
 # The lines a list may hold any number of (a recursion's frames, a table
@@ -123,6 +128,8 @@ KINDS = [
      r'OVERWRITTEN\1FUNCTION'),
     ("crash's frames (which functions a tick ran through on the dumped stacks)",
      re.compile(r'^( *\[ADDR\]) [\w.]+ at ADDR', re.M), r'\1 FRAME at ADDR'),
+    ("gdb's note that the stop came on the other CPU",
+     re.compile(r'^\[Switching to Thread N\]\n', re.M), ''),
     ('column widths', re.compile(r'[ \t]+'), ' '),
 ]
 SHAPES = ('the code an interrupt found (the frames under its entry frame, '
@@ -138,8 +145,8 @@ def interrupted(lines):
     ends. Commands and everything after the listing are kept."""
     out, skipping = [], False
     for line in lines:
-        if skipping and (FRAME.match(line) or line.lstrip().startswith(
-                ('pt_regs at', 'saved ebp', 'saved rbp'))):
+        if skipping and (FRAME.match(line) or KFRAME.match(line) or line.lstrip().startswith(
+                ('pt_regs at', 'saved ebp', 'saved rbp', 'ebp ', 'rbp ', '-- below'))):
             continue
         skipping = False
         out.append(line)
