@@ -82,7 +82,7 @@ def pieces(build=BUILD):
 # lab's stop down to the interrupt's entry frame, the pt_regs line and
 # how a chain ends, stack kinds, THREAD_SIZE and stack sizes, file:line
 # numbers and every word are compared.
-WRAP = re.compile(r'%s\n  ' % WRAP_MARK)
+WRAP = re.compile(r'%s\n *' % WRAP_MARK)
 FRAME = re.compile(r'^\s*(?:#N|\[ADDR\])\s')
 # A frame of the entry code, in ks-bt's, a grader's or crash's listing or
 # in the kernel's own call trace: what follows it is the code it found.
@@ -108,9 +108,10 @@ KINDS = [
     ('printk times', re.compile(r'\[ *\d+\.\d+\]'), '[TIME]'),
     ('which CPU', re.compile(r'\b(CPU:? ?|CPU#|cpu ?|CPUs? )\d+\b'), r'\1N'),
     ('the task (pid and name) an interrupt found, and the order of task lists',
-     re.compile(r'\b(pid |PID: |task )\d+( \([^)]*\)| [\w/:.-]+)?|(comm = )"[^"]*"'),
-     lambda m: m.group(3) + 'TASK' if m.group(3) else
-     m.group(1) + 'PID' + (' TASK' if m.group(2) else '')),
+     re.compile(r'\b(pid |PID: |task )\d+( \([^)]*\)| [\w/:.-]+)?|(comm = )"[^"]*"|'
+                r'\([\w/:.-]+( on CPU N\))'),
+     lambda m: m.group(3) + 'TASK' if m.group(3) else '(TASK' + m.group(4) if m.group(4)
+     else m.group(1) + 'PID' + (' TASK' if m.group(2) else '')),
     ('counts (bytes used and free, threads, hits, frame numbers; not a command\'s, a '
      'stack\'s size or THREAD_SIZE)',
      re.compile(r'^(?:\(gdb\) |crash> ).*$|\(\d+ bytes\)|THREAD_SIZE \d+|'
