@@ -37,20 +37,25 @@ last = None          # the report of the last death seen, for ks-death
 
 
 def _console_text():
+    """What the kernel said, from its own log buffer: at a stop every
+    record is there whole, while the serial line may lag behind it (the
+    other CPU holds the console) or have lost characters (a death while
+    the UART is being set up). The serial log only if gdb cannot read
+    the buffer."""
+    try:
+        text = gdb.execute('lx-dmesg', to_string=True)
+        if FIRST.search(text):
+            return text
+    except gdb.error:
+        pass
     run = os.environ.get('KS_RUN')
     if run:
         try:
             with open(os.path.join(run, 'serial.log'), 'rb') as f:
-                text = f.read().decode(errors='replace')
-            if FIRST.search(text):
-                return text
+                return f.read().decode(errors='replace')
         except OSError:
             pass
-    # Before the console is up, printk only fills the log buffer.
-    try:
-        return gdb.execute('lx-dmesg', to_string=True)
-    except gdb.error:
-        return ''
+    return ''
 
 
 def _kernel_said(title):

@@ -68,7 +68,6 @@ def irq_stacks():
                 ' '.join('%#x' % b for b in bases))
     # bases: CPU 0's hardirq and softirq stacks, then CPU 1's.
     answer('hardirq_stacks', len(bases[0::2]))
-    answer('irq_stack_bytes', len(bases) * ts)
 
 
 @test('ks-where names an area holding $sp', parent=stop)
@@ -155,6 +154,25 @@ def switch():
     expect(after, hard + STAGE['thread_size'],
            'the esp it reports, against the top of CPU %d\'s hardirq stack' % cpu())
     return m.group(0)
+
+
+@test("from __handle_irq, advance to the driver's handler: it starts on the "
+      "hardirq stack, a few frames below its top", parent=irq_stacks)
+def handler_bytes():
+    # An interrupt of kernel code on a task or softirq stack: one from user
+    # mode, or one nested on the hardirq stack, is not switched.
+    expect_true(continue_to('__handle_irq', lambda: from_kernel_mode(irq_regs(cpu()))
+                            and stack_kind(val('$sp'), cpu()) != 'hardirq'),
+                'a stop in __handle_irq', 'an interrupt of kernel code, off the '
+                'hardirq stack', NONE)
+    run('advance *desc->action->handler')
+    c, sp = cpu(), val('$sp')
+    expect(stack_kind(sp, c), 'hardirq', 'the stack $sp is on at %s' % frame_name())
+    top = val('$lx_per_cpu("hardirq_stack_ptr", %d)' % c) + STAGE['thread_size']
+    expect_in(top - sp, 1, 1024, 'the top of CPU %d\'s hardirq stack - $sp, in bytes' % c)
+    answer('handler_bytes', top - sp)
+    # The bytes are a question of the lab's (handler_bytes): not shown.
+    return 'in %s, on CPU %d\'s hardirq stack' % (frame_name(), c)
 
 
 run_tests()

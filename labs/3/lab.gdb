@@ -23,9 +23,10 @@ echo \  ks-thread-info            2.6's sp & ~(THREAD_SIZE-1), and 6.1's\n
 echo \  ks-stack-picture          this stack, drawn\n
 echo \  ks-stack-use              how close every stack has come to its end\n
 echo Walk do_IRQ (an interrupt of kernel code: ks-where says a task stack):\n
-echo \  step                      ten times: __common_interrupt, handle_irq,\n
-echo \                            __handle_irq, the check, the asm with the xchg\n
-echo \  x/5i $pc                  then stepi to the xchg, ks-where, stepi, ks-where\n
+echo \  step                      until gdb shows line 100, the asm with the xchg\n
+echo \                            (ten steps: __common_interrupt, handle_irq,\n
+echo \                            __handle_irq, the check, the asm)\n
+echo \  x/5i $pc                  at line 100: stepi to the xchg, ks-where, stepi, ks-where\n
 echo \  tbreak do_IRQ             then continue: the next interrupt; how much room now?\n
 echo The workload sends `dd` deep into its stack (lab module stackdeep):\n
 echo \  break print_stack_overflow   continue: the IRQ-entry check fired\n

@@ -32,14 +32,14 @@ PROMISES = {
                           r'warning line \(%d above the bottom\)' % WARN], []),
     'ks-stack-use': ('how close every stack has come to its end',
                      [r'below warning line\?', r'hardirq cpu0', r'task \d+ '], []),
-    'step': ('ten steps: __common_interrupt, handle_irq, __handle_irq, the '
-             'check, the asm with the xchg', [],
+    'step': ('until line 100, the asm with the xchg, in ten steps: '
+             '__common_interrupt, handle_irq, __handle_irq, the check, the asm', [],
              [r'^__common_interrupt: handle_irq\(desc, regs\);$',
               r'^handle_irq: __handle_irq\(desc, regs\);$',
               r'^__handle_irq: int overflow = check_stack_overflow\(\);$',
               r'^execute_on_irq_stack: ',
               r'execute_on_irq_stack: asm volatile\("xchgl\t%%ebx,%%esp\t\\n"\Z']),
-    'x/5i $pc': ('stepi to the xchg, ks-where on the task stack, stepi, '
+    'x/5i $pc': ('at line 100: stepi to the xchg, ks-where on the task stack, stepi, '
                  'ks-where on the hardirq stack',
                  [r'=> 0x[0-9a-f]+ <__handle_irq\+\d+>:\txchg   %ebx,%esp\n'
                   r'CPU \d: \$sp 0x[0-9a-f]+ is on the task stack of pid \d+'

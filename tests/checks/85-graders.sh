@@ -87,16 +87,16 @@ if [ "$n" -gt 0 ] && [ $rc = 0 ] && [ "$(echo "$out" | grep -c '^ok - answer ')"
 else
 	not_ok "lab 0 accepts correct answers ($n of them; exit $rc)"
 fi
-# A learner's slip: half the IRQ stacks' bytes the grader found.
-right=$(sed -n 's/^irq_stack_bytes = //p' "$answers")
+# A learner's slip: half the hardirq stack's bytes the grader found.
+right=$(sed -n 's/^handler_bytes = //p' "$answers")
 right=${right:-0}
-sed "s/^irq_stack_bytes = .*/irq_stack_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
+sed "s/^handler_bytes = .*/handler_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
 out=$("$TOP/vm/session/ks" grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
-if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer irq_stack_bytes = $((right / 2)), but this run found $right"; then
-	ok "lab 0 rejects a wrong answer by name (irq_stack_bytes = $((right / 2)))"
+if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer handler_bytes = $((right / 2)), but this run found $right"; then
+	ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2)))"
 else
-	not_ok "lab 0 rejects a wrong answer by name (irq_stack_bytes = $((right / 2)); exit $rc)"
+	not_ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2)); exit $rc)"
 fi
 
 # Predictions: lab 0's, one as the run saw it and one not, are shown

@@ -8,6 +8,8 @@
 #                   above the top of the hardirq stack
 #   never stored    hardirq_stack_ptr never set: a NULL dereference in
 #                   __handle_irq
+#   wrong CPU       this_cpu_write() in place of per_cpu(..., cpu): CPU 1's
+#                   pointer is never set, and the same death on CPU 1
 #   bottom as top   esp switched to the stack's base, not its top
 #   no saved esp    the bottom word never written: the kernel runs on,
 #                   and the grader fails it by name
@@ -18,8 +20,10 @@
 #   endless loop    the handler never returns: a hang, each CPU's place
 #   triple fault    an IDT that holds nothing, loaded before the console
 #                   is up: the guest resets without a word
-# and `make lab N=2 EXERCISE=1` on "never stored" leaves gdb at the
-# death, where bt shows __handle_irq. The tree is check 88's
+# and `make lab N=2 EXERCISE=1` on "never stored" and "wrong CPU" leaves
+# gdb at the death, where bt shows __handle_irq, ks-where speaks of no
+# early boot, and the kernel's words begin with the line make grade
+# quoted. The tree is check 88's
 # (build/exercise-check), reset to the skeleton with git each run.
 import os
 import re
@@ -41,6 +45,8 @@ BROKEN = {
     'never stored': ('\tper_cpu(hardirq_stack_ptr, cpu) = page_address(ph);\n', ''),
     'bottom as top': ('\tisp = (u32 *) ((char *)irqstk + sizeof(*irqstk));\n',
                       '\tisp = (u32 *) irqstk;\n'),
+    'wrong CPU': ('\tper_cpu(hardirq_stack_ptr, cpu) = page_address(ph);\n',
+                  '\tthis_cpu_write(hardirq_stack_ptr, page_address(ph));\n'),
     'no saved esp': ('\t*prev_esp = current_stack_pointer;\n', ''),
     'no nested test': ('\tif (unlikely(curstk == irqstk))\n\t\treturn 0;\n', ''),
     'from user mode': ('\tif (user_mode(regs) || !execute_on_irq_stack(overflow, desc)) {\n',
@@ -64,6 +70,10 @@ EXPECT = {
                      r'\(arch/x86/kernel/irq_32\.c:\d+\)',
                      r'esp was 0x[0-9a-f]+, on the task stack of pid',
                      r"CPU 0 is online, but its hardirq_stack_ptr is NULL"],
+    # Run on the CPU that brings CPU 1 up, this_cpu_write() stores CPU 1's
+    # stack in CPU 0's pointer: CPU 1's stays NULL, long after boot.
+    'wrong CPU': [r'BUG: kernel NULL pointer dereference',
+                  r"CPU 1 is online, but its hardirq_stack_ptr is NULL"],
     # It writes below the stack's page: the kernel may die of it, or
     # run on, when the grader's check of the switch names it.
     'bottom as top': [r'not ok - CPU \d, __handle_irq: the xchg moves esp to '
@@ -89,6 +99,12 @@ def keep(name, out):
               'w') as f:
         f.write('\n'.join(['$ make grade N=2 EXERCISE=1'] + fit(
             l for l in out.splitlines() if not l.startswith('['))) + '\n')
+
+
+def first_words(out):
+    """The first line of the kernel's words a report quotes, or None."""
+    m = re.search(r"[Tt]he kernel's words(?: before it)?:\n\s*(.*)", out)
+    return m.group(1).strip() if m else None
 
 
 rc, out = 0, ''
@@ -121,15 +137,21 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
                % (name, ', '.join(EXPECT[name]), took),
                'exit %d, missing %s, QEMUs %s' % (rc, missing, left))
         keep(name, out)
-        if name == 'never stored':
+        if name in ('never stored', 'wrong CPU'):
+            graded = first_words(out)
             # The learner's lab: gdb stops at the death; bt from there.
             rc, out, took = ks('lab', 2, stdin=b'bt\nks-where\nquit\n', env={'AHEAD': '0'})
             left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*exercise-check'],
                                   stdout=subprocess.PIPE).stdout.decode().split()
             expect(rc != 0 and re.search(r'#\d+ .*__handle_irq', out) and
                    'the kernel died' in out and 'is on' in out and not left,
-                   'never stored: make lab N=2 EXERCISE=1 stops in gdb at the '
+                   '%s: make lab N=2 EXERCISE=1 stops in gdb at the '
                    'death, where bt shows __handle_irq and ks-where works; '
-                   'quit leaves no QEMU', out[-600:] + ' QEMUs %s' % left)
+                   'quit leaves no QEMU' % name, out[-600:] + ' QEMUs %s' % left)
+            expect(graded and first_words(out) == graded and 'early boot' not in out,
+                   '%s: make lab quotes the kernel\'s first words as make grade did '
+                   '("%s"), and nothing speaks of early boot' % (name, graded),
+                   'make lab: "%s"%s' % (first_words(out), ', and "early boot"'
+                                          if 'early boot' in out else ''))
     with open(os.path.join(src, IRQ), 'w') as f:
         f.write(solved)
