@@ -3,6 +3,8 @@
 # mode against a fresh guest.
 import re
 
+import gdb
+
 import facts
 from gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost,
                      interrupted_kernel_task_stack, on_current_stack, run,
@@ -89,14 +91,23 @@ def handler_bt(bt):
 
 
 def from_irq_exit():
-    # A softirq on the way out of an interrupt, not in ksoftirqd.
-    return not current(cpu())['comm'].string().startswith('ksoftirqd')
+    # A softirq on the way out of an interrupt: __do_softirq called (through
+    # the inlined invoke_softirq) by __irq_exit_rcu. Not one run by
+    # ksoftirqd, nor by __local_bh_enable_ip when a task turns bottom
+    # halves back on.
+    frame, names = gdb.selected_frame(), []
+    for _ in range(4):
+        frame = frame.older()
+        if frame is None:
+            break
+        names.append(frame.name())
+    return '__irq_exit_rcu' in names or 'irq_exit_rcu' in names
 
 
 @test('a softirq runs on the way out of an interrupt', parent=stop)
 def softirq():
     expect_true(continue_to('__do_softirq', from_irq_exit),
-                'a stop in __do_softirq outside ksoftirqd', 'one',
+                'a stop in __do_softirq called from irq_exit_rcu', 'one',
                 NONE)
 
 

@@ -31,12 +31,33 @@ COLUMNS = ('stage', 'descent', 'thread_size', 'frames', 'bytes_left',
            'overwritten_by', 'via', 'bytes_below_changed',
            'bytes_below_checked', 'panic', 'dd_returned')
 # The console lines the log keeps for each run.
+# What guest.sh's writer prints, ten times, while dd is deep.
+WRITER = 'lab 4: serial traffic from CPU 1'
 LOGGED = re.compile(r'stackdeep|low stack|Kernel panic|lab 4|' + DONE_MARKER)
 
 
 def first(pattern, text):
     """The first match of PATTERN in TEXT, or None."""
     return re.search(pattern, text, re.M)
+
+
+def kernel_lines(serial):
+    """SERIAL without the writer's lines (guest.sh's traffic on CPU 1),
+    which are noise between the kernel's. The writer's text goes out 16
+    bytes an interrupt, and the kernel's console writes a whole line
+    between two of them: a kernel line can follow a piece of the
+    writer's, so only the writer's text is cut, from the kernel line's
+    printk time on."""
+    out = []
+    for line in serial.split('\n'):
+        line = line.replace(WRITER, '')
+        kernel = re.search(r'\[ *\d+\.\d+\] ', line)
+        if kernel:
+            line = line[kernel.start():]
+        elif line.strip() and line.strip() in WRITER:
+            continue
+        out.append(line)
+    return '\n'.join(out)
 
 
 def observe(serial):
@@ -87,9 +108,7 @@ def experiment(k, mode, n, log, tries=2):
             status = guest.wait_exit(60)
         except GuestError as e:
             status = str(e)
-        # The writer's lines on CPU 1 are noise between the kernel's.
-        serial = '\n'.join(l for l in guest.serial().split('\n')
-                           if 'serial traffic' not in l)
+        serial = kernel_lines(guest.serial())
     watch = next((r for r in run.records if r['kind'] == 'watch'), {})
     log.write('=== stage %d, %s %d (run folder %s; gdb exit %s; guest exit %s)\n'
               % (k, mode, n, guest.run, run.rc, status))
