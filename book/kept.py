@@ -129,6 +129,10 @@ KINDS = [
      "wrote, whether the check reported, which panic)",
      re.compile(r'^(\|N \|room N ).*$|^(N\troom N\t).*$', re.M),
      lambda m: (m.group(1) or m.group(2)) + 'OUTCOME'),
+    ("what came of an LKDTM recursion that returned (EXHAUST_STACK where no guard "
+     "page stops it: what its writes under the stack hit decides)",
+     re.compile(r'^(\|[^|]*\|EXHAUST_STACK \|`FAIL: survived without exhausting '
+                r'stack\?!` \|).*$', re.M), r'\1OUTCOME'),
     ('a byte the lab 7 test read past the stack',
      re.compile(r'\(byte: (?:[0-9a-f]+|N)\)'), '(byte: BYTE)'),
     ("the kernel's '?' guesses in a call trace (stale words its scan found)",
