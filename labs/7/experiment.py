@@ -63,10 +63,14 @@ def said(serial):
     return line, noticed
 
 
-def survived(serial, status):
+def survived(serial, status, triple=False):
+    """Whether the guest ran on after the test; TRIPLE: QEMU's debug log
+    saw the CPU triple-fault (a reset without a word from the kernel)."""
     m = re.search(r'Kernel panic - not syncing: (.*)$', serial, re.M)
     if m:
         return 'no: panic, "%s"' % m.group(1).strip()
+    if triple:
+        return 'no: the CPU triple-faulted, without a word from the kernel'
     if 'lab 7: the guest runs on' in serial and status == 0:
         m = re.search(r'ended with status (\d+)', serial)
         return 'yes' + (', but its shell was killed' if m and m.group(1) != '0'
@@ -82,6 +86,11 @@ def experiment(k, test, log):
         except GuestError as e:
             status = str(e).splitlines()[0]
         serial = guest.serial()
+        try:
+            with open(guest.path('qemu-debug.log')) as f:
+                triple = 'Triple fault' in f.read()
+        except OSError:
+            triple = False
     serial = serial[serial.find('lab 7: lkdtm'):]
     log.write('=== %s, %s (run folder %s; guest exit %s)\n'
               % (k, test, guest.run, status))
@@ -90,7 +99,7 @@ def experiment(k, test, log):
     line, noticed = said(serial)
     return guest, dict(stage=k, thread_size=facts.stage(k)['thread_size'],
                        test=test, said=line, noticed=noticed,
-                       survived=survived(serial, status))
+                       survived=survived(serial, status, triple))
 
 
 def text(rows, setup):
