@@ -11,7 +11,7 @@
 N ?=
 BUILD ?= $(CURDIR)/build
 TOP := $(CURDIR)
-export TOP BUILD ACCEL CPUS MEM JOBS
+export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 
 # One kernel build at a time; prerequisites run in the order written.
 .NOTPARALLEL:
@@ -22,11 +22,13 @@ STAGES = $(shell vm/build/info.sh stages)
 export PYTHONPATH := $(shell vm/build/info.sh pythonpath)
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
-# Lab 7's x86_64 kernel and guest image (vm/build/kernel.sh x86_64).
-INITRAMFS64 = $(BUILD)/initramfs-x86_64.cpio
-BUSYBOX64 = $(BUILD)/deps/busybox-x86_64/bin/busybox
+# The kernels beside the stages (lab 7's), and every machine's guest
+# image: vm/stages.toml's [kernels.NAME] rows and [machine.NAME] records.
+EXTRA = $(shell python3 vm/session/facts.py extra)
+IMAGES = $(foreach m,$(shell python3 vm/session/facts.py machines),\
+	$(BUILD)/$(shell python3 vm/session/facts.py record $m initramfs))
 
-.PHONY: help deps kernel kernels initramfs initramfs64 boot lab exercise hint crash check bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab exercise hint crash check bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -46,7 +48,7 @@ help:
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
 	@echo 'make deps        install missing Debian packages, fetch the guest busybox'
 	@echo 'make kernel N=k  build stage k'"'"'s kernel (a no-op when nothing changed)'
-	@echo 'make kernels     build every stage (stages: $(STAGES)) and lab 7'"'"'s x86_64 kernel'
+	@echo 'make kernels     build every stage (stages: $(STAGES)) and the kernels beside them ($(EXTRA))'
 	@echo 'make initramfs   pack the guest initramfs'
 	@echo 'make transcripts run the workbook'"'"'s gdb sessions (its transcripts and lab 2'"'"'s figure)'
 	@echo 'make book        render the workbook to build/book/index.html and index.pdf (no kernel needed:'
@@ -57,6 +59,7 @@ help:
 	@echo '                 CONFIG_COST=0, CLASS=0, CLASS_CHECK=0 skip the longest parts)'
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
+	@echo 'KERNEL=name      make lab/grade/crash N=k on another kernel of the lab'"'"'s machine (vm/stages.toml)'
 	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS LAB_TIMEOUT(120) SHOW(=1: print QEMU'"'"'s command)'
 	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
 
@@ -74,37 +77,40 @@ kernel: check-stage deps
 	@vm/build/stage.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES) x86_64; do vm/build/stage.sh $$k || exit 1; done
+	@for k in $(STAGES) $(EXTRA); do vm/build/stage.sh $$k || exit 1; done
 
 $(BUSYBOX):
 	@vm/build/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py vm/stages.toml $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
 	@vm/build/initramfs.sh $@
 	@echo "[make] initramfs: $@"
 
-$(BUSYBOX64):
+$(BUILD)/deps/busybox-%/bin/busybox:
 	@vm/build/deps.sh
 
-$(INITRAMFS64): vm/guest/init vm/guest/qemu-exit.c vm/build/initramfs.sh vm/build/check-initramfs.py \
-		$(wildcard labs/*/guest.sh) $(wildcard tests/guest/*.sh) $(BUSYBOX64)
-	@vm/build/initramfs.sh $@ x86_64
+# Another machine's guest image (vm/stages.toml's record names it).
+$(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/build/initramfs.sh \
+		vm/build/check-initramfs.py vm/stages.toml $(wildcard labs/*/guest.sh) \
+		$(wildcard tests/guest/*.sh) $(BUILD)/deps/busybox-%/bin/busybox
+	@vm/build/initramfs.sh $@ $*
 	@echo "[make] initramfs: $@"
 
 initramfs: $(INITRAMFS)
 
-# Lab 7's guest image.
-initramfs64: $(INITRAMFS64)
+# Every machine's guest image.
+images: $(IMAGES)
 
 # vm/session/ks builds what the lab or stage needs (kernel.sh and modules.sh are
 # no-ops when nothing changed), then boots it (vm/session/session.py).
 boot: check-stage deps initramfs
 	@vm/session/ks boot $(N)
 
-# The guest image lab N boots: lab 7's lab.toml names its x86_64 kernel.
-LAB_IMAGE = $(if $(shell grep -qsx 'stage = "x86_64"' labs/$(N)/lab.toml && echo y),initramfs64,initramfs)
+# The guest image of lab N's kernel's machine (KERNEL= may name another
+# kernel of the same lab: vm/session/facts.py).
+LAB_IMAGE = $(BUILD)/$(shell python3 vm/session/facts.py image $(N) 2>/dev/null || echo initramfs.cpio)
 
 lab: check-lab deps $(LAB_IMAGE)
 	@vm/session/ks lab $(N)
@@ -131,7 +137,7 @@ crash: deps $(LAB_IMAGE)
 grade: $(if $(N),check-lab deps $(LAB_IMAGE))
 	@$(if $(N),vm/session/ks grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),vm/session/ks grade-all $(ANSWERS))
 
-check: deps kernels initramfs initramfs64
+check: deps kernels images
 	@tests/run.sh
 
 # The workbook. Its transcripts, tables and grader outputs come from real
@@ -148,7 +154,7 @@ book:
 promote:
 	@book/kept.py promote
 
-bench: deps kernels initramfs initramfs64
+bench: deps kernels images
 	@tests/bench.sh
 
 clean:

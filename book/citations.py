@@ -118,7 +118,8 @@ def texts(top=TOP):
     names += sorted(glob.glob('labs/*/README.md', root_dir=top))
     names += sorted(glob.glob('labs/*/lab.toml', root_dir=top))
     names += sorted(n for n in glob.glob('labs/*/task/*', root_dir=top)
-                    if not n.endswith('solution.patch'))
+                    if not n.endswith('solution.patch') and
+                    os.path.isfile(os.path.join(top, n)))
     return names
 
 
@@ -314,7 +315,7 @@ def patched_files(k):
 
 def tree(stage, path):
     """(the tree to read PATH in, a note or None) for a text of STAGE."""
-    k = '0' if stage == 'x86_64' else stage
+    k = str(facts.stage(stage)['tree'])
     src = session.stage_src(k)
     if os.path.isdir(src):
         return src, None
@@ -373,7 +374,8 @@ def run(names, top=TOP):
 
 
 def tree_name(stage):
-    return ("stage 0's tree (lab 7's x86_64 kernel)" if stage == 'x86_64'
+    k = facts.stage(stage)['tree']
+    return ("stage %s's tree (the %s kernel)" % (k, stage) if str(k) != str(stage)
             else "stage %s's tree" % stage)
 
 

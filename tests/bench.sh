@@ -76,7 +76,7 @@ import sys
 import time
 
 from session import READY_MARKER, Guest
-stage = sys.argv[1] if sys.argv[1] == 'x86_64' else int(sys.argv[1])
+stage = int(sys.argv[1]) if sys.argv[1].isdigit() else sys.argv[1]
 best = None
 for _ in range(5):
     t0 = time.time()

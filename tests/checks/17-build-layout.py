@@ -3,16 +3,18 @@
 # which boots and debugs what they built). Both must name the same
 # folders and the same machine (lib.sh's karch, session.arch), or a lab
 # boots a kernel other than the one just built, or in the wrong QEMU.
-# Asked of both, for every stage, lab 7's kernel and an exercise, with
+# Asked of both, for every stage, every kernel beside them (lab 7's) and
+# an exercise, with
 # EXERCISES moved away as a check moves it.
 import os
 import subprocess
 import tempfile
 
+import facts
 import session
 from checklib import TOP, expect, stages
 
-kinds = [str(k) for k in stages()] + ['x86_64', 'e2']
+kinds = [str(k) for k in stages()] + list(facts.extra_kernels()) + ['e2']
 with tempfile.TemporaryDirectory() as elsewhere:
     os.environ['EXERCISES'] = elsewhere
     shell = subprocess.run(
@@ -27,5 +29,7 @@ with tempfile.TemporaryDirectory() as elsewhere:
                'vm/session/session.py name the same tree, objects and machine '
                '(%s, %s)' % (k, src, arch), 'shell %s %s %s, Python %s %s %s'
                % ((src, obj, arch) + python))
-    expect(len(shell) == len(kinds), 'the layout of %d stages, lab 7\'s x86_64 kernel and an exercise '
-           'was compared' % (len(kinds) - 2), '%d lines' % len(shell))
+    expect(len(shell) == len(kinds), 'the layout of %d stages, %d kernels beside them (%s) '
+           'and an exercise was compared' % (len(stages()), len(facts.extra_kernels()),
+                                             ' '.join(facts.extra_kernels())),
+           '%d lines' % len(shell))

@@ -24,8 +24,6 @@ crash python3-drgn
 ${KS_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"
-BUSYBOX=$BUILD/deps/busybox/bin/busybox
-BUSYBOX64=$BUILD/deps/busybox-x86_64/bin/busybox
 CRASH=$BUILD/deps/crash/usr/bin/crash
 
 # A package counts as present when dpkg has its files on disk: installed,
@@ -89,16 +87,14 @@ fetch_deb() {
 	rm -rf "$dl"
 }
 
-if [ ! -x "$BUSYBOX" ]; then
-	fetch_deb busybox-static:i386 "$BUILD/deps/busybox"
-	[ -x "$BUSYBOX" ] || die "busybox-static:i386 did not contain bin/busybox"
-fi
-
-# Lab 7's x86_64 guest runs the host architecture's busybox-static.
-if [ ! -x "$BUSYBOX64" ]; then
-	fetch_deb busybox-static:amd64 "$BUILD/deps/busybox-x86_64"
-	[ -x "$BUSYBOX64" ] || die "busybox-static:amd64 did not contain bin/busybox"
-fi
+# Each machine's guest runs its own busybox-static (vm/stages.toml's
+# records: the package, and the folder under build/deps).
+python3 "$TOP/vm/session/facts.py" busyboxes | while read -r folder pkg; do
+	dir=$BUILD/deps/$folder
+	[ ! -x "$dir/bin/busybox" ] || continue
+	fetch_deb "$pkg" "$dir"
+	[ -x "$dir/bin/busybox" ] || die "$pkg did not contain bin/busybox"
+done
 
 if [ ! -x "$CRASH" ]; then
 	fetch_deb crash:i386 "$BUILD/deps/crash"

@@ -12,30 +12,30 @@
 # build here, naming what is missing, rather than panicking at boot.
 . "$(dirname "$0")/lib.sh"
 
-out=${1:?usage: initramfs.sh OUT [x86_64]}
-# x86_64: lab 7's guest, with the host architecture's busybox and only the
-# programs its /init needs (the others are lab 5's, made for i386).
+out=${1:?usage: initramfs.sh OUT [MACHINE]}
+# MACHINE (vm/stages.toml's [machine.NAME], i386 by default) says which
+# busybox, how the guest programs are compiled and which of them go in.
 arch=${2:-i386}
+record() { python3 "$TOP/vm/session/facts.py" record "$arch" "$1"; }
+cflags=$(record cflags)
+programs=$(record programs)
 # One packer at a time per output; a kernel build may go on meanwhile.
 mkdir -p "$(dirname "$out")"
 exec 8> "$out.lock"
 flock 8
 work=$out.d
-busybox=$BUILD/deps/busybox/bin/busybox
-[ "$arch" = i386 ] || busybox=$BUILD/deps/busybox-$arch/bin/busybox
+busybox=$BUILD/deps/$(record busybox)/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"
 [ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/build/tree.sh" 0
 
 rm -rf "$work"
 mkdir -p "$work/bin"
 gcc -O2 -o "$work/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
-if [ "$arch" = i386 ]; then
-	for c in "$TOP"/vm/guest/*.c; do
-		gcc -m32 -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
+for p in $programs; do
+	for c in "$TOP"/vm/guest/$p.c; do
+		gcc $cflags -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
 	done
-else
-	gcc -static -O2 -Wall -Werror -o "$work/bin/qemu-exit" "$TOP/vm/guest/qemu-exit.c"
-fi
+done
 
 {
 	for d in /bin /sbin /usr /usr/bin /usr/sbin /dev /proc /sys /tmp /root /labs; do

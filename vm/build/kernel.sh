@@ -5,8 +5,9 @@
 # vm/build/kernel.sh --built K: only say (exit status) whether it is up to date.
 # vm/build/kernel.sh eN: build lab N's exercise, the learner's tree (vm/build/lib.sh's
 # stage_src eN), incrementally.
-# vm/build/kernel.sh x86_64: lab 7's kernel, stage 0's tree for x86_64, with
-# vm/build/kernel-x86_64.config merged over vm/build/kernel.config.
+# vm/build/kernel.sh NAME: a kernel beside the series (vm/stages.toml's
+# [kernels.NAME]: lab 7's x86_64), its row's tree for its machine, with its
+# config fragments merged over vm/build/kernel.config.
 #
 # Inputs: the stage's source tree (tarball + patches), vm/build/kernel.config,
 # this script, the compiler wrapper vm/build/cc and how a kernel is
@@ -24,12 +25,13 @@ obj=$(stage_obj "$k")
 KARCH=$(karch "$k")
 fragment=$TOP/vm/build/kernel.config
 named=vm/build/kernel.config
-if [ "$k" = x86_64 ]; then
-	named="$named + vm/build/kernel-x86_64.config"
-	# One fragment, the x86_64 lines winning: kernel_config merges it and
-	# config_missing checks it.
+case $k in [0-9]*|e*) more= ;; *) more=$(kfact "$k" config) ;; esac
+if [ -n "$more" ]; then
+	# A kernel beside the series: one fragment, its own lines winning,
+	# which kernel_config merges and config_missing checks.
+	named="$named + $(echo $more | sed 's/ / + /g')"
 	mkdir -p "$obj"
-	merge_fragments "$fragment" "$TOP/vm/build/kernel-x86_64.config" > "$obj/fragment.config"
+	merge_fragments "$fragment" $(for f in $more; do echo "$TOP/$f"; done) > "$obj/fragment.config"
 	fragment=$obj/fragment.config
 fi
 case $k in
@@ -74,9 +76,9 @@ esac
 build_lock
 case $k in
 e*)	what="lab ${k#e}'s exercise kernel" ;;
-x86_64)	what="lab 7's x86_64 kernel"
+[!0-9]*) what="the $k kernel (stage $(tree_of "$k")'s tree for $KARCH)"
 	built && exit 0
-	"$TOP/vm/build/tree.sh" 0 ;;
+	"$TOP/vm/build/tree.sh" "$(tree_of "$k")" ;;
 *)	what="stage $k's kernel"
 	built && exit 0
 	"$TOP/vm/build/tree.sh" "$k"

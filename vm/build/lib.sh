@@ -71,14 +71,17 @@ stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$
 stage_src() { echo "$(stage_dir "$(tree_of "$1")")/src"; }
 stage_obj() { echo "$(stage_dir "$1")/obj"; }
 # The kernel's LOCALVERSION, which uname -r and module vermagic carry.
-localversion() { case $1 in e*) echo "-exercise${1#e}" ;; x86_64) echo "-x86_64" ;; *) echo "-stage$1" ;; esac; }
+localversion() { case $1 in e*) echo "-exercise${1#e}" ;; [0-9]*) echo "-stage$1" ;; *) echo "-$1" ;; esac; }
 
-# Lab 7's kernel, "x86_64", is no stage of the series: stage 0's tree
-# built for x86_64, where stacks are 16K in vmalloc space with guard
-# pages. tree_of K: the stage whose tree a kernel is built from; karch K:
-# the kernel's ARCH.
-tree_of() { case $1 in x86_64) echo 0 ;; *) echo "$1" ;; esac; }
-karch() { case $1 in x86_64) echo x86_64 ;; *) echo i386 ;; esac; }
+# A kernel beside the series (vm/stages.toml's [kernels.NAME], lab 7's) is
+# one row: its machine, the stage whose tree it is built from, its config
+# fragments. kfact K FIELD: a field of kernel K's row (a stage's: its own
+# number for tree, i386 for machine); mfact K FIELD: of its machine's
+# record. A stage or an exercise asks no Python.
+kfact() { python3 "$TOP/vm/session/facts.py" kernel "$@"; }
+mfact() { python3 "$TOP/vm/session/facts.py" machine "$@"; }
+tree_of() { case $1 in [0-9]*|e*) echo "$1" ;; *) kfact "$1" tree ;; esac; }
+karch() { case $1 in [0-9]*|e*) echo i386 ;; *) kfact "$1" machine ;; esac; }
 
 # A short fingerprint of the tarball: its Debian version, size and mtime.
 # Hashing 138 MB on every run would cost a second; a new linux-source

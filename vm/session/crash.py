@@ -2,7 +2,7 @@
 x86_64 kernel (make crash N=7).
 
 The dump (build/stage-K/vmcore) is made once per kernel: boot it with a
-workload that panics (PANICS: lab 6's stack overflow on an i386 stage,
+workload that panics (its machine's panic_guest, vm/stages.toml: lab 6's stack overflow on an i386 stage,
 lab 7's descent into the guard page on x86_64), wait for the panic, and
 have QEMU write the guest's memory as an ELF core (monitor:
 dump-guest-memory). For an i386 kernel crash is Debian's i386 build,
@@ -33,12 +33,11 @@ import re
 import shutil
 import subprocess
 
-from session import (BUILD, TIMEOUT, Guest, GuestError, arch, initramfs, say,
+import facts
+from session import (BUILD, TIMEOUT, Guest, GuestError, initramfs, say,
                      stage_dir, stage_obj)
 
 CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
-# The guest that panics, by the machine it runs on.
-PANICS = {'i386': '/labs/6/guest.sh', 'x86_64': '/labs/7/guest.sh'}
 ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',
            '__ia32_sys_read': 'sys_read'}
 
@@ -47,7 +46,7 @@ def _stale(vmcore, stage):
     inputs = [os.path.join(stage_obj(stage), 'vmlinux'),
               initramfs(stage),
               os.path.join(stage_dir(stage), 'modules.cpio')]
-    paged = arch(stage) == 'x86_64'    # the dump drgn reads, too
+    paged = facts.machine(stage)['paged_dump']    # the dump drgn reads, too
     return not os.path.exists(vmcore) or (
         paged and not os.path.exists(vmcore + '.paged')) or any(
         os.path.exists(p) and os.path.getmtime(p) > os.path.getmtime(vmcore)
@@ -55,7 +54,7 @@ def _stale(vmcore, stage):
 
 
 def dump(stage):
-    """Stage STAGE's dump after its panic (PANICS), made if missing or
+    """Stage STAGE's dump after its panic (panic_guest), made if missing or
     older than the kernel, the initramfs or the modules."""
     vmcore = os.path.join(stage_dir(stage), 'vmcore')
     if not _stale(vmcore, stage):
@@ -84,18 +83,19 @@ def dump(stage):
 
 
 def _panic_and_dump(stage, vmcore):
-    """Boot STAGE with its PANICS workload, wait for the panic and have
+    """Boot STAGE with its machine's panic_guest, wait for the panic and have
     QEMU write VMCORE.tmp (and, on x86_64, VMCORE.paged)."""
     try:
-        with Guest(stage, PANICS[arch(stage)], append='panic=0') as guest:
+        panics = facts.machine(stage)['panic_guest']
+        with Guest(stage, panics, append='panic=0') as guest:
             say('stage %s: waiting for the panic of %s (serial log: %s)'
-                % (stage, PANICS[arch(stage)], guest.path('serial.log')))
+                % (stage, panics, guest.path('serial.log')))
             m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', TIMEOUT)
             say('stage %s: %s' % (stage, m.group(0)))
             # panic() prints its last line once it has stopped the other
             # CPUs: a dump taken earlier catches them still running.
             guest.wait_for(r'---\[ end Kernel panic', 30)
-            if arch(stage) == 'x86_64':
+            if facts.machine(stage)['paged_dump']:
                 guest.monitor('dump-guest-memory -p %s.paged' % vmcore)
             guest.monitor('dump-guest-memory %s.tmp' % vmcore)
             if not os.path.getsize(vmcore + '.tmp'):
@@ -110,11 +110,12 @@ def command(stage, quiet=True, vmcore=None):
     """The command line that opens stage STAGE's dump with crash (QUIET:
     no banner, for a batch of commands); VMCORE: another dump of that
     kernel (a hung lab's, which vm/session/ks keeps in its run folder)."""
-    if arch(stage) == 'x86_64' and not shutil.which('crash'):
+    host = facts.machine(stage)['crash'] == 'host'
+    if host and not shutil.which('crash'):
         raise GuestError("crash not found (package crash): run 'make deps'")
-    if arch(stage) == 'i386' and not os.access(CRASH, os.X_OK):
+    if not host and not os.access(CRASH, os.X_OK):
         raise GuestError("crash is not in the build cache: run 'make deps'")
-    if arch(stage) == 'i386' and not shutil.which('qemu-i386'):
+    if not host and not shutil.which('qemu-i386'):
         raise GuestError("qemu-i386 not found (package qemu-user): run 'make deps'")
     obj = stage_obj(stage)
     if not os.path.exists(os.path.join(obj, 'vmlinux')):
@@ -131,8 +132,7 @@ def command(stage, quiet=True, vmcore=None):
             words = line.split()
             if len(words) == 3 and words[2] in ALIASES:
                 out.write('%s %s %s\n' % (words[0], words[1], ALIASES[words[2]]))
-    run = (['crash', '--no_panic'] if arch(stage) == 'x86_64' else
-           ['qemu-i386', CRASH])
+    run = ['crash', '--no_panic'] if host else ['qemu-i386', CRASH]
     return (run + (['-s'] if quiet else []) +
             [crash_map, os.path.join(obj, 'vmlinux'), vmcore])
 

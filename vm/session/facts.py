@@ -45,16 +45,45 @@ def kernel():
     return _load(os.path.join(TOP, 'vm', 'stages.toml'))['kernel']
 
 
+def extra_kernels():
+    """{name: its row}: the kernels beside the series (lab 7's), from
+    vm/stages.toml's [kernels.NAME] rows."""
+    return _load(os.path.join(TOP, 'vm', 'stages.toml')).get('kernels', {})
+
+
+def kernel_names():
+    """Every kernel a lab may boot: the stages, then the kernels beside."""
+    return [str(k) for k in sorted(stages())] + list(extra_kernels())
+
+
 def stage(k):
-    if str(k) == 'x86_64':     # lab 7's kernel, beside the stages
-        return dict(_load(os.path.join(TOP, 'vm', 'stages.toml'))['x86_64'],
-                    number='x86_64')
+    """Kernel K's facts: a stage's (K a number), or a row beside the
+    series (K its name); each with its number (K), machine, tree and
+    config fragments."""
+    extra = extra_kernels()
+    if str(k) in extra:
+        return dict(extra[str(k)], number=str(k))
     table = stages()
     try:
-        return table[int(k)]
+        return dict(table[int(k)], machine='i386', tree=int(k), config=[])
     except (KeyError, ValueError):
-        raise Unknown('unknown stage N=%r; stages: %s' % (
-            k, ' '.join(map(str, sorted(table)))))
+        raise Unknown('unknown kernel %r; stages: %s; beside them: %s' % (
+            k, ' '.join(map(str, sorted(table))), ' '.join(extra)))
+
+
+def machine(k):
+    """The record of the machine kernel K runs on (vm/stages.toml's
+    [machine.NAME]), with its name. An exercise's kernel ("eN") is i386's,
+    as every stage's."""
+    return machine_record('i386' if str(k).startswith('e') else stage(k)['machine'])
+
+
+def machine_record(name):
+    """The record of machine NAME (i386, x86_64), with its name."""
+    records = _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']
+    if name not in records:
+        raise Unknown('unknown machine %r; machines: %s' % (name, ' '.join(records)))
+    return dict(records[name], name=name)
 
 
 def labs():
@@ -77,6 +106,16 @@ def lab(n):
     facts = {'kind': 'gdb', 'guest': '', 'questions': {}, 'banner': '',
              'guest_may_die': False}
     facts.update(_load(os.path.join(folder, 'lab.toml')))
+    # KERNEL= (make lab N=7 KERNEL=x86_64-novmap): another kernel of the
+    # lab's machine, for the same lab.
+    other = os.environ.get('KERNEL')
+    if other and other != str(facts['stage']):
+        if machine(other)['name'] != machine(facts['stage'])['name']:
+            raise Unknown('KERNEL=%s runs on %s; lab %d\'s kernels on %s: %s' % (
+                other, machine(other)['name'], n, machine(facts['stage'])['name'],
+                ' '.join(k for k in kernel_names() if machine(k)['name'] ==
+                         machine(facts['stage'])['name'])))
+        facts['stage'] = other
     facts.update(number=n, folder=folder,
                  stage_facts=stage(facts['stage']))
     # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
@@ -142,3 +181,40 @@ def tolerance(n, key):
             return q.get('tolerance', 0)
     raise Unknown('lab %d asks no question %r (it asks: %s)' % (
         n, key, ' '.join(questions)))
+
+
+def _shell(argv):
+    """What the shell scripts ask (vm/build/info.sh): one answer a line."""
+    what, args = argv[0], argv[1:]
+    if what == 'kernels':
+        print('\n'.join(kernel_names()))
+    elif what == 'extra':
+        print('\n'.join(extra_kernels()))
+    elif what == 'kernel':          # kernel K FIELD: a field of its row
+        value = stage(args[0])[args[1]]
+        print('\n'.join(map(str, value)) if isinstance(value, list) else value)
+    elif what == 'machine':         # machine K FIELD: of its machine's record
+        value = machine(args[0])[args[1]]
+        print('\n'.join(map(str, value)) if isinstance(value, list) else value)
+    elif what == 'image':           # image N: lab N's kernel's guest image
+        print(machine(lab(args[0])['stage'])['initramfs'])
+    elif what == 'record':          # record NAME FIELD: of machine NAME
+        value = machine_record(args[0])[args[1]]
+        print('\n'.join(map(str, value)) if isinstance(value, list) else value)
+    elif what == 'busyboxes':       # each machine's: folder, package
+        for name in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']:
+            m = machine_record(name)
+            print(m['busybox'], m['busybox_package'])
+    elif what == 'machines':
+        print('\n'.join(_load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
+    else:
+        raise SystemExit('usage: facts.py kernels | extra | machines | image N | kernel K FIELD | '
+                         'machine K FIELD | record MACHINE FIELD')
+
+
+if __name__ == '__main__':
+    import sys
+    try:
+        _shell(sys.argv[1:])
+    except (Unknown, KeyError, IndexError) as e:
+        raise SystemExit('facts.py: %s' % e)

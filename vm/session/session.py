@@ -38,6 +38,7 @@ import time
 
 import kernelwords
 import results
+import facts
 from facts import TOP
 BUILD = os.path.join(TOP, os.environ.get('BUILD') or 'build')
 READY_MARKER = 'KSTACK-READY'
@@ -63,22 +64,20 @@ def stage_dir(k):
 
 
 def stage_src(k):
-    """A stage's kernel tree, its folder's src/ (as in vm/build/lib.sh);
-    lab 7's x86_64 kernel is built from stage 0's."""
-    return os.path.join(stage_dir('0' if str(k) == 'x86_64' else k), 'src')
+    """A kernel's tree, its folder's src/ (as in vm/build/lib.sh); a
+    kernel beside the series is built from its row's tree."""
+    k = str(k)
+    return os.path.join(stage_dir(k if k.startswith('e') else facts.stage(k)['tree']), 'src')
 
 
 def arch(k):
-    """The machine a kernel runs on: i386 for every stage, x86_64 for lab
-    7's kernel ("x86_64", as vm/build/lib.sh's karch says)."""
-    return 'x86_64' if str(k) == 'x86_64' else 'i386'
+    """The name of the machine kernel K runs on (vm/stages.toml)."""
+    return facts.machine(k)['name']
 
 
 def initramfs(k):
-    """The guest image a kernel boots: build/initramfs.cpio for the i386
-    stages, build/initramfs-x86_64.cpio for lab 7's kernel."""
-    return os.path.join(BUILD, 'initramfs.cpio' if arch(k) == 'i386' else
-                        'initramfs-%s.cpio' % arch(k))
+    """The guest image kernel K boots: its machine's."""
+    return os.path.join(BUILD, facts.machine(k)['initramfs'])
 
 
 def stage_obj(k):
@@ -172,9 +171,9 @@ class Guest:
         self.accel = os.environ.get('ACCEL') or 'tcg'
         self.cpus = int(os.environ.get('CPUS') or 2)
         self.mem = int(os.environ.get('MEM') or 128)
-        # Lab 7's kernel ("x86_64", vm/build/lib.sh) boots in its own
-        # machine with its own guest image; every other is i386.
-        self.arch = arch(stage)
+        # The machine's record: QEMU's program, the image, its devices.
+        self.machine = facts.machine(stage)
+        self.arch = self.machine['name']
         self.initramfs = os.environ.get('KS_INITRAMFS') or initramfs(stage)
         self.qemu = None
         self.run = self.port = None
@@ -185,7 +184,7 @@ class Guest:
 
     def qemu_args(self, console=False):
         obj = stage_obj(self.stage)
-        args = ['qemu-system-' + self.arch, '-M', 'pc', '-accel', self.accel]
+        args = [self.machine['qemu'], '-M', self.machine['qemu_machine'], '-accel', self.accel]
         # One CPU per socket: without ACPI the kernel finds CPUs in
         # SeaBIOS's MP table, which lists only the first CPU of each
         # socket; QEMU's default (all cores in one socket) hides CPU 1.
@@ -196,15 +195,14 @@ class Guest:
         args += ['-nic', 'none', '-display', 'none', '-no-reboot']
         if self.keep_dead:
             args += ['-action', 'shutdown=pause']
-        args += ['-kernel', os.path.join(obj, 'arch/x86/boot/bzImage'),
+        args += ['-kernel', os.path.join(obj, self.machine['image']),
                  '-initrd', self._initrd(), '-append', self._cmdline()]
         # The guest's qemu-exit program ends the run through this port,
         # with a status QEMU turns into its own exit code.
         args += ['-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04']
-        if self.arch == 'x86_64':
-            # A dump's VMCOREINFO, for drgn: the kernel's fw_cfg driver
-            # hands QEMU the note's address through this device.
-            args += ['-device', 'vmcoreinfo']
+        # The machine's own (x86_64's vmcoreinfo, for drgn).
+        for device in self.machine['devices']:
+            args += ['-device', device]
         # The monitor (for dump-guest-memory), the pid, and a log of CPU
         # resets: a triple fault ends QEMU without a word from the kernel.
         args += ['-monitor', 'unix:%s,server=on,wait=off' % self.path('monitor.sock'),
@@ -223,11 +221,7 @@ class Guest:
         return args
 
     def _cmdline(self):
-        words = ['console=ttyS0', 'panic=-1']
-        if self.arch == 'x86_64':
-            # Where QEMU's fw_cfg is (x86's default), told on the command
-            # line: the kernel has no ACPI to find it by.
-            words.append('qemu_fw_cfg.ioport=12@0x510:0:1:4')
+        words = ['console=ttyS0', 'panic=-1'] + self.machine['cmdline']
         if self.script:
             words.append('ks_run=%s' % self.script)
         words += self.append.split()
@@ -274,7 +268,7 @@ class Guest:
     # -- starting and stopping ----------------------------------------
 
     def _prepare(self):
-        bz = os.path.join(stage_obj(self.stage), 'arch/x86/boot/bzImage')
+        bz = os.path.join(stage_obj(self.stage), self.machine['image'])
         if not os.path.isfile(bz):
             raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
                              % (self.stage, self.stage))
@@ -285,9 +279,9 @@ class Guest:
                              "damaged kernel)" % (self.stage, damaged, self.stage))
         if not os.path.isfile(self.initramfs):
             raise GuestError("no initramfs: run 'make initramfs'")
-        if not any(os.access(os.path.join(d, 'qemu-system-' + self.arch), os.X_OK)
+        if not any(os.access(os.path.join(d, self.machine['qemu']), os.X_OK)
                    for d in os.environ['PATH'].split(':')):
-            raise GuestError("qemu-system-%s not found: run 'make deps'" % self.arch)
+            raise GuestError("%s not found: run 'make deps'" % self.machine['qemu'])
         if self.accel == 'kvm' and not os.access('/dev/kvm', os.W_OK):
             raise GuestError('ACCEL=kvm, but this machine has no usable '
                              '/dev/kvm; leave ACCEL unset (TCG)')
