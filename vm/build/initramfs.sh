@@ -31,10 +31,14 @@ busybox=$BUILD/deps/$(record busybox)/bin/busybox
 rm -rf "$work"
 mkdir -p "$work/bin"
 gcc -O2 -o "$work/gen_init_cpio" "$PRISTINE/usr/gen_init_cpio.c"
-for p in $programs; do
-	for c in "$TOP"/vm/guest/$p.c; do
-		gcc $cflags -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
-	done
+if [ "$programs" = all ]; then
+	set -- "$TOP"/vm/guest/*.c
+else
+	set --
+	for p in $programs; do set -- "$@" "$TOP/vm/guest/$p.c"; done
+fi
+for c; do
+	gcc $cflags -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
 done
 
 {
