@@ -25,8 +25,7 @@ BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 # The kernels beside the stages (lab 7's), and every machine's guest
 # image: vm/stages.toml's [kernels.NAME] rows and [machine.NAME] records.
 EXTRA = $(shell python3 vm/session/facts.py extra)
-IMAGES = $(foreach m,$(shell python3 vm/session/facts.py machines),\
-	$(BUILD)/$(shell python3 vm/session/facts.py record $m initramfs))
+IMAGES = $(addprefix $(BUILD)/,$(shell python3 vm/session/facts.py images 2>/dev/null))
 
 .PHONY: help deps kernel kernels initramfs images boot lab exercise hint crash check bench clean distclean \
 	transcripts book promote \
@@ -90,6 +89,8 @@ $(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py vm
 
 $(BUILD)/deps/busybox-%/bin/busybox:
 	@vm/build/deps.sh
+# Made by deps.sh, not by make: never an intermediate file to delete.
+.PRECIOUS: $(BUILD)/deps/busybox-%/bin/busybox
 
 # Another machine's guest image (vm/stages.toml's record names it).
 $(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/build/initramfs.sh \

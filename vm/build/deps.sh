@@ -89,10 +89,13 @@ fetch_deb() {
 
 # Each machine's guest runs its own busybox-static (vm/stages.toml's
 # records: the package, and the folder under build/deps).
-python3 "$TOP/vm/session/facts.py" busyboxes | while read -r folder pkg; do
-	dir=$BUILD/deps/$folder
+busyboxes=$(python3 "$TOP/vm/session/facts.py" busyboxes)
+set -- $busyboxes
+while [ $# -ge 2 ]; do
+	dir=$BUILD/deps/$1 pkg=$2
+	shift 2
 	[ ! -x "$dir/bin/busybox" ] || continue
-	fetch_deb "$pkg" "$dir"
+	fetch_deb "$pkg" "$dir" < /dev/null
 	[ -x "$dir/bin/busybox" ] || die "$pkg did not contain bin/busybox"
 done
 

@@ -29,9 +29,13 @@ case $k in [0-9]*|e*) more= ;; *) more=$(kfact "$k" config) ;; esac
 if [ -n "$more" ]; then
 	# A kernel beside the series: one fragment, its own lines winning,
 	# which kernel_config merges and config_missing checks.
-	named="$named + $(echo $more | sed 's/ / + /g')"
+	set -- "$fragment"
+	for f in $more; do
+		named="$named + $f"
+		set -- "$@" "$TOP/$f"
+	done
 	mkdir -p "$obj"
-	merge_fragments "$fragment" $(for f in $more; do echo "$TOP/$f"; done) > "$obj/fragment.config"
+	merge_fragments "$@" > "$obj/fragment.config"
 	fragment=$obj/fragment.config
 fi
 case $k in

@@ -107,15 +107,21 @@ def lab(n):
              'guest_may_die': False}
     facts.update(_load(os.path.join(folder, 'lab.toml')))
     # KERNEL= (make lab N=7 KERNEL=x86_64-novmap): another kernel of the
-    # lab's machine, for the same lab.
+    # lab's machine, for the lab asked for (KERNEL_FOR, which vm/session/ks
+    # sets: the other labs it reads keep their own).
     other = os.environ.get('KERNEL')
+    if os.environ.get('KERNEL_FOR', str(n)) != str(n):
+        other = None
+    if other and os.environ.get('EXERCISE', '0') not in ('', '0'):
+        raise Unknown('KERNEL=%s and EXERCISE=1: with EXERCISE=1 the lab runs '
+                      'your exercise\'s kernel; leave one of them out' % other)
     if other and other != str(facts['stage']):
         if machine(other)['name'] != machine(facts['stage'])['name']:
             raise Unknown('KERNEL=%s runs on %s; lab %d\'s kernels on %s: %s' % (
                 other, machine(other)['name'], n, machine(facts['stage'])['name'],
                 ' '.join(k for k in kernel_names() if machine(k)['name'] ==
                          machine(facts['stage'])['name'])))
-        facts['stage'] = other
+        facts['stage'] = stage(other)['number']
     facts.update(number=n, folder=folder,
                  stage_facts=stage(facts['stage']))
     # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
@@ -198,6 +204,9 @@ def _shell(argv):
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
     elif what == 'image':           # image N: lab N's kernel's guest image
         print(machine(lab(args[0])['stage'])['initramfs'])
+    elif what == 'images':          # every machine's guest image
+        print(' '.join(machine_record(m)['initramfs'] for m in
+                       _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
     elif what == 'record':          # record NAME FIELD: of machine NAME
         value = machine_record(args[0])[args[1]]
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
@@ -208,7 +217,7 @@ def _shell(argv):
     elif what == 'machines':
         print('\n'.join(_load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
     else:
-        raise SystemExit('usage: facts.py kernels | extra | machines | image N | kernel K FIELD | '
+        raise SystemExit('usage: facts.py kernels | extra | machines | images | image N | kernel K FIELD | '
                          'machine K FIELD | record MACHINE FIELD')
 
 
