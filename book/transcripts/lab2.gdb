@@ -1,4 +1,17 @@
 # The walk of book/chapters/lab2.adoc, after labs/2/lab.gdb's stop.
+#
+# The walk shows an interrupt of kernel code on a task's stack (one from
+# user mode is not switched; one taken on a softirq stack is the
+# exercise's nested case): if the lab's stop is not one, go on to the
+# next that is, as `continue` would, without printing the stops.
+python
+from gdbutil import interrupted_kernel_task_stack
+bp = gdb.Breakpoint('common_interrupt', internal=True)
+bp.silent = True
+while not interrupted_kernel_task_stack():
+    gdb.execute('continue')
+bp.delete()
+end
 set trace-commands on
 ks-where
 ks-watch-switch stop
