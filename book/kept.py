@@ -120,11 +120,13 @@ KINDS = [
                 re.M),
      lambda m: m.group(0) if m.group(0).startswith(('(', 'crash> ', 'THREAD_SIZE'))
      else 'N'),
-    ("where the other CPU was (info threads), and ks-irqstacks' last use of "
-     "each IRQ stack",
-     re.compile(r'(\[running\]\) ).*|^(N +(?:hardirq|softirq) +ADDR-ADDR) +(?:yes|-) +ADDR +.*$',
+    ("where the other CPU was and whether it ran or halted (info threads), and "
+     "ks-irqstacks' last use of each IRQ stack",
+     re.compile(r'(\[(?:running|halted ?)\]\) ).*|^(N +(?:hardirq|softirq) +ADDR-ADDR) +(?:yes|-) +ADDR +.*$',
                 re.M),
-     lambda m: m.group(1) + 'PLACE' if m.group(1) else m.group(2) + ' SP? ADDR TAKEN-ON'),
+     lambda m: '[STATE]) PLACE' if m.group(1) else m.group(2) + ' SP? ADDR TAKEN-ON'),
+    ("the task current on a CPU (p ...->comm)",
+     re.compile(r'(->comm\n\$N = )"[^"]*"'), r'\1"TASK"'),
     ("lab 4's room descents, where a timer tick decides the outcome (where it "
      "wrote, whether the check reported, which panic)",
      re.compile(r'^(\|N \|room N ).*$|^(N\troom N\t).*$', re.M),
