@@ -21,7 +21,7 @@ as functions, in order, and this module runs them.
   lab's answers file (labs/N/lab.toml); vm/session/ks compares the learner's.
 - Every outcome is also a record (vm/session/results.py) for vm/session/ks to read,
   after a plan record (how many checks there are), from which ks writes
-  the run's KTAP report (ktap() below) and fails a run whose results
+  the run's KTAP report (results.ktap()) and fails a run whose results
   fall short of its plan.
 
 No gdb in here: lab 6's grader, which reads crash's output on the host,
@@ -32,6 +32,7 @@ import traceback
 
 import facts
 import results
+from results import indent
 
 TESTS = []
 # Where the grader stood when a check stopped with an error (gdbutil
@@ -94,11 +95,6 @@ def answer(key, value):
                  tolerance=facts.tolerance(n, key))
 
 
-def indent(text):
-    """A value of several lines, its later lines under its first."""
-    return str(text).replace('\n', '\n' + ' ' * 16)
-
-
 def _report(fn, status, detail='', why=None):
     fn.status = status
     line = '%s - %s%s' % ({'ok': 'ok', 'fail': 'not ok', 'skip': 'skip'}[status],
@@ -115,38 +111,6 @@ def _report(fn, status, detail='', why=None):
         print('    ' + why.replace('\n', '\n    '))
         fields.update(reason=why)
     results.emit('test', **fields)
-
-
-def ktap(plan, tests, titles=(), why='the grader stopped before it'):
-    """A KTAP report (Documentation/dev-tools/ktap.rst, the kernel's own
-    test format): the plan PLAN, then one result line per test record,
-    a skipped one with its reason as a SKIP directive. A check of the
-    plan (TITLES, in order) that has no record, because the grader or
-    its guest ended first, is "not ok", saying WHY. '#' starts a
-    directive in KTAP, so a title's own '#' is written 'no.'."""
-    def clean(text):
-        return text.splitlines()[0].replace('#', 'no.') if text else ''
-    lines = ['KTAP version 1', '1..%d' % plan]
-    for i, t in enumerate(tests, 1):
-        if t['status'] == 'skip':
-            lines.append('ok %d %s # SKIP %s' % (i, clean(t['title']), clean(t.get('reason'))))
-        else:
-            lines.append('%s %d %s' % ('ok' if t['status'] == 'ok' else 'not ok', i,
-                                       clean(t['title'])))
-    for i, title in enumerate(list(titles)[len(tests):plan], len(tests) + 1):
-        lines.append('not ok %d %s # not run: %s' % (i, clean(title), clean(why)))
-    return '\n'.join(lines) + '\n'
-
-
-def short_of_plan(plan, tests):
-    """Why a finished run's results do not fit its plan, or None: a plan
-    of no checks grades nothing, and a result missing or extra means a
-    check was lost or run twice."""
-    if plan == 0:
-        return 'its plan declares no checks'
-    if len(tests) != plan:
-        return 'it reported %d results against its plan of %d' % (len(tests), plan)
-    return None
 
 
 def run_tests():

@@ -1,4 +1,21 @@
 # The walk of book/chapters/lab0.adoc, after labs/0/lab.gdb's stop.
+#
+# The walk shows an interrupt of kernel code on a task's stack, and its
+# switch onto the hardirq stack: if the lab's stop is not such an
+# interrupt (one from user mode is not switched; one taken on a softirq
+# stack is switched from there), go on to the next that is, as `continue`
+# would, without printing the stops. Only the stopped CPU runs from there
+# on (scheduler-locking): otherwise the first switch the walk's `continue`
+# meets is, in some runs, the other CPU's, onto its softirq stack.
+python
+from gdbutil import interrupted_kernel_task_stack
+bp = gdb.Breakpoint('__handle_irq', internal=True)
+bp.silent = True
+while not interrupted_kernel_task_stack():
+    gdb.execute('continue')
+bp.delete()
+gdb.execute('set scheduler-locking on')
+end
 set trace-commands on
 bt 6
 info threads

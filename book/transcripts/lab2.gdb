@@ -3,7 +3,10 @@
 # The walk shows an interrupt of kernel code on a task's stack (one from
 # user mode is not switched; one taken on a softirq stack is the
 # exercise's nested case): if the lab's stop is not one, go on to the
-# next that is, as `continue` would, without printing the stops.
+# next that is, as `continue` would, without printing the stops. Only the
+# stopped CPU runs from there on (scheduler-locking): otherwise the first
+# switch the walk's `continue` meets is, in some runs, the other CPU's,
+# onto its softirq stack (the lab's banner tells the learner so).
 python
 from gdbutil import interrupted_kernel_task_stack
 bp = gdb.Breakpoint('common_interrupt', internal=True)
@@ -11,6 +14,7 @@ bp.silent = True
 while not interrupted_kernel_task_stack():
     gdb.execute('continue')
 bp.delete()
+gdb.execute('set scheduler-locking on')
 end
 set trace-commands on
 ks-where

@@ -17,8 +17,7 @@ import results
 from session import BUILD, Guest, GuestError
 
 STAGES = facts.lab(7)['experiment_stages']
-TESTS = ('STACK_GUARD_PAGE_LEADING', 'STACK_GUARD_PAGE_TRAILING',
-         'EXHAUST_STACK', 'REPORT_STACK')
+TESTS = facts.lab(7)['experiment_tests']
 COLUMNS = ('stage', 'thread_size', 'test', 'said', 'noticed', 'survived')
 # What the kernel says, in the order of a run: the first found is "said".
 SAYINGS = [

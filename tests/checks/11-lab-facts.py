@@ -20,20 +20,14 @@
 # PDF. The choices and free-text checks can fail: they are shown on the
 # questions issue 28 found (lab 0's longest option, lab 4's canary).
 import ast
-import importlib.machinery
-import importlib.util
 import os
 import re
 import subprocess
 import tempfile
 import time
 
+import answers     # how make grade judges an answer (vm/session/answers.py)
 from checklib import TOP, expect, facts, log
-
-# vm/session/ks, for reasoned(): how make grade judges a "why" answer.
-_loader = importlib.machinery.SourceFileLoader('ks', os.path.join(TOP, 'vm', 'session', 'ks'))
-ks = importlib.util.module_from_spec(importlib.util.spec_from_loader('ks', _loader))
-_loader.exec_module(ks)
 
 # Similar length: the longest option at most this many times the shortest.
 SIMILAR = 1.3
@@ -114,9 +108,9 @@ def judge_idea(key, question):
     if not right or not wrong:
         return ['%s: no right and wrong samples in lab.toml' % key]
     return (['%s: rejects the right "%s"' % (key, r) for r in right
-             if not ks.reasoned(r, question)] +
+             if not answers.reasoned(r, question)] +
             ['%s: accepts the wrong "%s"' % (key, w) for w in wrong
-             if ks.reasoned(w, question)])
+             if answers.reasoned(w, question)])
 
 
 # What issue 28 found: lab 0's question, whose right option was three
@@ -228,7 +222,7 @@ for n in facts.labs():
                     key, sorted(words & set(q['choices'])), q['choices']))
         elif 'answer' in q:
             asked_choices.append(('lab %d' % n, key, whys.get(key, ''), q['answer']))
-        elif ks.why(q):
+        elif answers.why(q):
             bad += judge_idea('lab %d %s' % (n, key), q)
         elif key not in grader:
             bad.append('%s: no record of grade.py' % key)

@@ -9,19 +9,16 @@
 #   page there. (What EXHAUST_STACK does there is whatever its writes
 #   under the stack hit: the table shows it, no check holds it.)
 # The table is read by column name (vm/session/results.py).
-import importlib.machinery
-import os
-
 import facts
-from checklib import TOP, expect, experiment
+from checklib import expect, experiment
 
-lab7 = importlib.machinery.SourceFileLoader(
-    'lab7_experiment', os.path.join(TOP, 'labs', '7', 'experiment.py')).load_module()
+# The kernels and the tests the experiment runs (labs/7/lab.toml).
+STAGES, TESTS = (facts.lab(7)['experiment_%s' % k] for k in ('stages', 'tests'))
 table = experiment(7, 'lab7-lkdtm')
 rows = {(r['stage'], r['test']): r for r in table}
-want = [(str(k), t) for t in lab7.TESTS for k in lab7.STAGES]
+want = [(str(k), t) for t in TESTS for k in STAGES]
 expect(sorted(rows) == sorted(want), 'the LKDTM table has a row for each of '
-       '%d tests on each of %d kernels' % (len(lab7.TESTS), len(lab7.STAGES)),
+       '%d tests on each of %d kernels' % (len(TESTS), len(STAGES)),
        'rows: %s' % sorted(rows))
 
 
@@ -39,15 +36,15 @@ def kernel_name(k):
 # unmapped end of its area. Any other reads the memory there.
 SAID = {'STACK_GUARD_PAGE_LEADING': 'BUG: TASK stack guard page was hit',
         'STACK_GUARD_PAGE_TRAILING': 'BUG: unable to handle page fault'}
-guarded = [k for k in lab7.STAGES if facts.stage(k).get('guard_pages')]
-expect(guarded, 'the table has a kernel with guard pages', 'none of %s' % lab7.STAGES)
+guarded = [k for k in STAGES if facts.stage(k).get('guard_pages')]
+expect(guarded, 'the table has a kernel with guard pages', 'none of %s' % STAGES)
 for test in ('STACK_GUARD_PAGE_LEADING', 'STACK_GUARD_PAGE_TRAILING'):
     for k in guarded:
         r = row(k, test)
         expect(r.get('said', '').startswith(SAID[test]) and
                r.get('noticed', '').startswith('at once'), '%s: %s faults at '
                'once: "%s"' % (k, test, SAID[test]), '%s / %s' % (r.get('said'), r.get('noticed')))
-    for k in [k for k in lab7.STAGES if k not in guarded]:
+    for k in [k for k in STAGES if k not in guarded]:
         r = row(k, test)
         expect(r.get('said', '').startswith('FAIL: accessed page'),
                '%s: %s reads the memory outside the stack ("FAIL: '

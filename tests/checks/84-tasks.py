@@ -223,6 +223,40 @@ for n in TASKS:
            'lab %d: make hint N=%d gives one more hint each time (%d in all)'
            % (n, n, len(ex['hints'])), (firsts[0][:100], firsts[1][-100:]))
 
+# make grade with no N: one table of every lab, as a learner who has
+# started lab 0's task (its untouched skeleton, which fails) and answered
+# two "why" questions, one right (lab 0) and one wrong (lab 3), sees it.
+# One guest in all: the other labs are not started, and a "why" is
+# judged without one.
+ALL = os.path.join(WORK, 'grade-all')
+first = facts.lab(0)['exercise']['skeleton']
+mine = os.path.join(ALL, 'exercises', '0', os.path.basename(first))
+os.makedirs(os.path.dirname(mine))
+shutil.copy(os.path.join(facts.lab(0)['folder'], first), mine)
+os.makedirs(os.path.join(ALL, 'answers'))
+right = {0: facts.lab(0)['questions']['why_round_down']['answer'],
+         3: 'a' if facts.lab(3)['questions']['why_warn_relic']['answer'] != 'a' else 'b'}
+for n, key in ((0, 'why_round_down'), (3, 'why_warn_relic')):
+    with open(os.path.join(ALL, 'answers', 'lab%d.txt' % n), 'w') as f:
+        f.write('%s = %s\n' % (key, right[n]))
+rc, out, took = checklib.ks('grade-all', os.path.join(ALL, 'answers'), exercise=False,
+                            env={'EXERCISES': os.path.join(ALL, 'exercises'), 'KS_TASK': ''})
+rows = {int(l.split()[0]): l for l in out.splitlines() if re.match(r'\d+ ', l)}
+asked = {n: len([k for k in facts.lab(n)['questions'] if not k.startswith('predict_')])
+         for n in facts.labs()}
+expect(rc == 0 and sorted(rows) == facts.labs(),
+       'make grade with no N prints a row for every lab (%.0f s)' % took, out.strip()[-600:])
+expect(re.search(r'exercise not passed \((\d+) of (\d+) checks\)  +1/%d right' % asked[0],
+                 rows.get(0, '')) and 'not passed: lab 0, exercise: ' in out and
+       "lab 0: grading your task's file (make grade N=0 EXERCISE=1)" in out,
+       "make grade with no N: lab 0's started task is graded, its failed checks "
+       "named, its right \"why\" counted", (rows.get(0), out.strip()[-600:]))
+expect('exercise not started (make exercise N=3)' in rows.get(3, '') and
+       ' 0/%d right' % asked[3] in rows.get(3, '') and
+       'exercise not started (make exercise N=2)' in rows.get(2, ''),
+       'make grade with no N: labs 2 and 3 not started, lab 3\'s wrong "why" not counted',
+       (rows.get(2), rows.get(3)))
+
 # The three sides, one guest per lab.
 for n in TASKS:
     lab = facts.lab(n)

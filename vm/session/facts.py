@@ -93,6 +93,17 @@ def labs():
                   os.path.isfile(os.path.join(root, d, 'lab.toml')))
 
 
+def exercise():
+    """EXERCISE=1: the lab runs the learner's own exercise or task, not
+    the project's stage. Read here only. Unset, empty or 0 means not the
+    exercise, and nothing else; any other value is refused, not guessed."""
+    value = os.environ.get('EXERCISE', '')
+    if value not in ('', '0', '1'):
+        raise Unknown("EXERCISE='%s': EXERCISE=1 runs your exercise, "
+                      "EXERCISE=0 (or none) the lab's own kernel" % value)
+    return value == '1'
+
+
 def lab(n):
     """Lab N's facts: the keys of labs/N/lab.toml, with defaults, plus
     number, folder, the stage's facts (stage_facts) and, for the guest's
@@ -112,7 +123,7 @@ def lab(n):
     other = os.environ.get('KERNEL')
     if os.environ.get('KERNEL_FOR', str(n)) != str(n):
         other = None
-    if other and os.environ.get('EXERCISE', '0') not in ('', '0'):
+    if other and exercise():
         raise Unknown('KERNEL=%s and EXERCISE=1: with EXERCISE=1 the lab runs '
                       'your exercise\'s kernel; leave one of them out' % other)
     if other and other != str(facts['stage']):
@@ -126,9 +137,9 @@ def lab(n):
                  stage_facts=stage(facts['stage']))
     # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
     # kernel, which is meant to show the exercise's facts.
-    exercise = os.environ.get('EXERCISE', '0') not in ('', '0')
+    mine = exercise()
     task = 'exercise' in facts and 'base' not in facts['exercise']
-    if exercise and task:
+    if mine and task:
         # A task (labs 0, 1, 5, 6, 7: an exercise with no base stage): a file
         # of the learner's own, graded by the task's grader on a stage's
         # kernel (the exercise's stage, else the lab's), the guest running
@@ -136,7 +147,7 @@ def lab(n):
         facts.update(stage=facts['exercise'].get('stage', facts['stage']),
                      kind=facts['exercise'].get('kind', facts['kind']))
         facts['stage_facts'] = stage(facts['stage'])
-    elif exercise:
+    elif mine:
         if 'exercise' not in facts:
             raise Unknown('lab %d has no exercise (labs with one: %s)' % (
                 n, ' '.join(str(k) for k in valid if 'exercise' in
@@ -156,7 +167,7 @@ def lab(n):
     facts['grader'] = os.path.join(folder, 'grade.py')
     facts['gdb'] = os.path.join(folder, 'lab.gdb')
     facts.setdefault('append', '')
-    if exercise:
+    if mine:
         ex = facts['exercise']
         if 'guest' in ex:
             facts['guest_path'] = ex['guest']

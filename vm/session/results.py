@@ -7,6 +7,9 @@
   runs; with no such file (gdb run by hand) the record is printed.
 - Tables: tab-separated values under a header line of column names (the
   experiments' rows, which plots and checks read by name).
+- KTAP reports: a grader's records as the kernel's own test format
+  (ktap()), which vm/session/ks writes beside each run and checks
+  against the run's plan (short_of_plan()).
 """
 import json
 import os
@@ -98,3 +101,40 @@ if __name__ == '__main__':
     import sys
     for row in read_table(sys.argv[1]):
         print(row[sys.argv[2]])
+
+
+def indent(text):
+    """A value of several lines, its later lines under its first."""
+    return str(text).replace('\n', '\n' + ' ' * 16)
+
+
+def ktap(plan, tests, titles=(), why='the grader stopped before it'):
+    """A KTAP report (Documentation/dev-tools/ktap.rst, the kernel's own
+    test format): the plan PLAN, then one result line per test record,
+    a skipped one with its reason as a SKIP directive. A check of the
+    plan (TITLES, in order) that has no record, because the grader or
+    its guest ended first, is "not ok", saying WHY. '#' starts a
+    directive in KTAP, so a title's own '#' is written 'no.'."""
+    def clean(text):
+        return text.splitlines()[0].replace('#', 'no.') if text else ''
+    lines = ['KTAP version 1', '1..%d' % plan]
+    for i, t in enumerate(tests, 1):
+        if t['status'] == 'skip':
+            lines.append('ok %d %s # SKIP %s' % (i, clean(t['title']), clean(t.get('reason'))))
+        else:
+            lines.append('%s %d %s' % ('ok' if t['status'] == 'ok' else 'not ok', i,
+                                       clean(t['title'])))
+    for i, title in enumerate(list(titles)[len(tests):plan], len(tests) + 1):
+        lines.append('not ok %d %s # not run: %s' % (i, clean(title), clean(why)))
+    return '\n'.join(lines) + '\n'
+
+
+def short_of_plan(plan, tests):
+    """Why a finished run's results do not fit its plan, or None: a plan
+    of no checks grades nothing, and a result missing or extra means a
+    check was lost or run twice."""
+    if plan == 0:
+        return 'its plan declares no checks'
+    if len(tests) != plan:
+        return 'it reported %d results against its plan of %d' % (len(tests), plan)
+    return None
