@@ -17,15 +17,25 @@ export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 .NOTPARALLEL:
 .DEFAULT_GOAL := help
 
-STAGES = $(shell vm/build/info.sh stages)
-# The Python programs make runs find the project's modules (vm/build/lib.sh).
-export PYTHONPATH := $(shell vm/build/info.sh pythonpath)
+# What make needs to know of the build layer and of the facts, as make
+# variables (vm/build/info.sh make): STAGES; LABS; EXTRA, the kernels
+# beside the stages (lab 7's: vm/stages.toml's [kernels.NAME] rows);
+# IMAGES, every machine's guest image ([machine.NAME] records);
+# LAB_IMAGE_n, lab n's; KS_PYTHONPATH, where the project's Python modules
+# are (vm/build/lib.sh). Made again when one of its sources changes, so
+# that a warm make runs no program to learn them.
+MAKE_FACTS = $(BUILD)/make.mk
+-include $(MAKE_FACTS)
+$(MAKE_FACTS): vm/build/info.sh vm/build/lib.sh vm/session/facts.py vm/stages.toml \
+		$(wildcard labs/*/lab.toml) labs $(wildcard patches/*/*.patch) patches
+	@mkdir -p $(BUILD)
+	@vm/build/info.sh make > $@.tmp && mv $@.tmp $@
+
+empty :=
+# The Python programs make runs find the project's modules.
+export PYTHONPATH := $(subst $(empty) $(empty),:,$(strip $(KS_PYTHONPATH)))$(if $(PYTHONPATH),:$(PYTHONPATH))
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
-# The kernels beside the stages (lab 7's), and every machine's guest
-# image: vm/stages.toml's [kernels.NAME] rows and [machine.NAME] records.
-EXTRA = $(shell python3 vm/session/facts.py extra)
-IMAGES = $(addprefix $(BUILD)/,$(shell python3 vm/session/facts.py images 2>/dev/null))
 
 .PHONY: help deps kernel kernels initramfs images boot lab exercise hint crash check bench clean distclean \
 	transcripts book promote \
@@ -62,11 +72,25 @@ help:
 	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS LAB_TIMEOUT(120) SHOW(=1: print QEMU'"'"'s command)'
 	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
 
-deps:
+# The host's packages and the guests' busyboxes, checked again when the
+# package database, the list or a fetched program changes (make deps
+# after an apt-get remove installs it again: the database changed). The
+# mark is made anew each time: one left by sudo make deps is root's.
+DEPS_CHECKED = $(BUILD)/deps/checked
+CRASH_I386 = $(BUILD)/deps/crash/usr/bin/crash
+deps: $(DEPS_CHECKED)
+
+$(DEPS_CHECKED): vm/build/deps.sh vm/stages.toml $(wildcard /var/lib/dpkg/status) $(CRASH_I386)
+	@vm/build/deps.sh
+	@rm -f $@ && touch $@
+
+$(CRASH_I386):
 	@vm/build/deps.sh
 
+# A lab make knows (LABS) needs no program to say so; any other N gets
+# vm/session/ks's refusal, with the list of labs.
 check-lab:
-	@vm/session/ks valid "$(N)"
+	@$(if $(filter 1,$(words $(filter $(N),$(LABS)) $(wordlist 2,9,$(N)))),,vm/session/ks valid "$(N)")
 
 check-stage:
 	@vm/build/info.sh valid-stage "$(N)"
@@ -111,7 +135,7 @@ boot: check-stage deps initramfs
 
 # The guest image of lab N's kernel's machine (KERNEL= may name another
 # kernel of the same lab: vm/session/facts.py).
-LAB_IMAGE = $(BUILD)/$(shell python3 vm/session/facts.py image $(N) 2>/dev/null || echo initramfs.cpio)
+LAB_IMAGE = $(BUILD)/$(or $(LAB_IMAGE_$(N)),initramfs.cpio)
 
 lab: check-lab deps $(LAB_IMAGE)
 	@vm/session/ks lab $(N)

@@ -31,7 +31,7 @@ fi
 
 k=${1:?usage: ahead.sh STAGE}
 [ "${AHEAD:-1}" != 0 ] || exit 0
-"$TOP/vm/build/kernel.sh" --built "$k" && exit 0
+(set -- --built "$k"; . "$TOP/vm/build/kernel.sh") && exit 0
 
 say "the next lab's stage $k is not built yet: building it in the background (log: $BUILD/ahead.log; AHEAD=0 turns this off)"
 setsid "$0" --build "$k" > "$BUILD/ahead.log" 2>&1 < /dev/null &

@@ -33,11 +33,9 @@ CRASH=$BUILD/deps/crash/usr/bin/crash
 # install of its own.
 missing_packages() {
 	# shellcheck disable=SC2086
-	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${binary:Package}\n' $PACKAGES 2>/dev/null |
-		awk 'substr($1, 2, 1) ~ /[iUFWtH]/ { print $2; print $3 }')
-	for p in $PACKAGES; do
-		echo "$installed" | grep -qxF "$p" || echo "$p"
-	done
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${binary:Package}\n' $PACKAGES 2>/dev/null |
+		awk -v want="$PACKAGES" 'substr($1, 2, 1) ~ /[iUFWtH]/ { have[$2]; have[$3] }
+			END { n = split(want, w); for (i = 1; i <= n; i++) if (!(w[i] in have)) print w[i] }'
 }
 
 # The guest's busybox and the i386 libraries need apt to know i386.

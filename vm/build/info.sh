@@ -4,12 +4,20 @@
 #   stages         the stages patches/ makes, one per line
 #   pythonpath     where the project's Python modules are
 #   valid-stage N  nothing if N is a stage; else a clear error, and exit 1
+#   make           all make needs to know, as make variables: the Makefile
+#                  includes it (build/make.mk), made again when its sources
+#                  change, so that a warm make runs no program to learn it
 . "$(dirname "$0")/lib.sh"
 
 case ${1:-} in
 stages) stages ;;
 pythonpath) echo "$PYTHONPATH" ;;
+make)
+	# Paths under $(TOP): the file stays true if the checkout moves.
+	printf 'KS_PYTHONPATH :='; printf ' $(TOP)/%s' $PYTHON_DIRS; echo
+	echo "STAGES := $(stages | tr '\n' ' ')"
+	python3 "$TOP/vm/session/facts.py" make ;;
 valid-stage)
 	valid_stage "${2:-}" || die "unknown stage N=${2:-}; stages: $(stages | tr '\n' ' ')" ;;
-*) die "usage: info.sh stages | pythonpath | valid-stage N" ;;
+*) die "usage: info.sh stages | pythonpath | valid-stage N | make" ;;
 esac

@@ -14,6 +14,10 @@
 # configured and compiled, vm/build/kmake.sh.
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
+#
+# vm/build/stage.sh and ahead.sh run it in a subshell of their own, not
+# as a program (`(. kernel.sh)`, with their arguments): so it names
+# itself by its path, never by $0, and finds lib.sh beside its caller.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kmake.sh"
 
@@ -44,7 +48,7 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	[ -z "$only_ask" ] || exit 1
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
-*)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$0")" \
+*)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$TOP/vm/build/kernel.sh")" \
 		"$(sha256sum < "$TOP/vm/build/cc")" "$(sha256sum < "$TOP/vm/build/kmake.sh")" | sha256sum | cut -c1-16) ;;
 esac
 
@@ -89,7 +93,7 @@ e*)	what="lab ${k#e}'s exercise kernel" ;;
 	# A first build starts from stage 0's objects, when they are built:
 	# Kbuild then rebuilds what the stage's patches change (stage 2's,
 	# nothing: the files that print its name, then the link).
-	if [ "$k" != 0 ] && [ ! -e "$obj" ] && "$0" --built 0; then
+	if [ "$k" != 0 ] && [ ! -e "$obj" ] && (set -- --built 0; . "$TOP/vm/build/kernel.sh"); then
 		"$TOP/vm/build/seed-obj.sh" 0 "$k"
 	fi ;;
 esac

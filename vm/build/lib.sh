@@ -17,9 +17,11 @@ BUILD=${BUILD:-$TOP/build}
 # Where the project's Python modules are, for every Python program the
 # scripts and make run (gdb's side: gdb-scripts/load.py): the session
 # layer, the labs' grading helpers, the checks' helpers, the book's.
+PYTHON_DIRS="vm/session labs tests book"
 case :${PYTHONPATH:-}: in
 *:$TOP/vm/session:*) ;;
-*) PYTHONPATH=$TOP/vm/session:$TOP/labs:$TOP/tests:$TOP/book${PYTHONPATH:+:$PYTHONPATH} ;;
+*)	for _d in $PYTHON_DIRS; do _py=${_py:+$_py:}$TOP/$_d; done
+	PYTHONPATH=$_py${PYTHONPATH:+:$PYTHONPATH} ;;
 esac
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 export TOP BUILD PYTHONPATH

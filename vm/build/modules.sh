@@ -7,6 +7,7 @@
 #
 # Inputs: the stage's kernel (its kernel.stamp), vm/guest/modules/ and this
 # script; their fingerprint is written to modules.stamp last.
+# vm/build/stage.sh runs it in a subshell, as it runs kernel.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kmake.sh"
 
@@ -15,7 +16,7 @@ obj=$(stage_obj "$k")
 KARCH=$(karch "$k")
 out=$(stage_dir "$k")/modules
 [ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
-key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$0"; } | sha256sum | cut -c1-16)
+key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$TOP/vm/build/modules.sh"; } | sha256sum | cut -c1-16)
 # The stamp vouches for the archive only while it has the size it was
 # made with: one cut short is made again.
 built() {

@@ -227,9 +227,20 @@ def _shell(argv):
             print(m['busybox'], m['busybox_package'])
     elif what == 'machines':
         print('\n'.join(_load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
+    elif what == 'make':            # what the Makefile reads (vm/build/info.sh make)
+        # Each lab's own image: KERNEL= may only name a kernel of the
+        # same machine, and EXERCISE=1 runs the lab's machine too.
+        for name in ('KERNEL', 'KERNEL_FOR', 'EXERCISE'):
+            os.environ.pop(name, None)
+        print('LABS := %s' % ' '.join(map(str, labs())))
+        print('EXTRA := %s' % ' '.join(extra_kernels()))
+        print('IMAGES := %s' % ' '.join('$(BUILD)/' + machine_record(m)['initramfs'] for m in
+                                        _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
+        for n in labs():
+            print('LAB_IMAGE_%d := %s' % (n, machine(lab(n)['stage'])['initramfs']))
     else:
         raise SystemExit('usage: facts.py kernels | extra | machines | images | image N | kernel K FIELD | '
-                         'machine K FIELD | record MACHINE FIELD')
+                         'machine K FIELD | record MACHINE FIELD | make')
 
 
 if __name__ == '__main__':
