@@ -18,18 +18,18 @@ export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 .DEFAULT_GOAL := help
 
 # What make needs to know of the build layer and of the facts, as make
-# variables (vm/build/info.sh make): STAGES; LABS; EXTRA, the kernels
+# variables (vm/host/info.sh make): STAGES; LABS; EXTRA, the kernels
 # beside the stages (lab 7's: vm/stages.toml's [kernels.NAME] rows);
 # IMAGES, every machine's guest image ([machine.NAME] records);
 # LAB_IMAGE_n, lab n's; KS_PYTHONPATH, where the project's Python modules
-# are (vm/build/lib.sh). Made again when one of its sources changes, so
+# are (vm/host/lib.sh). Made again when one of its sources changes, so
 # that a warm make runs no program to learn them.
 MAKE_FACTS = $(BUILD)/make.mk
 -include $(MAKE_FACTS)
-$(MAKE_FACTS): vm/build/info.sh vm/build/lib.sh vm/session/facts.py vm/stages.toml \
+$(MAKE_FACTS): vm/host/info.sh vm/host/lib.sh vm/session/facts.py vm/stages.toml \
 		$(wildcard labs/*/lab.toml) labs $(wildcard patches/*/*.patch) patches
 	@mkdir -p $(BUILD)
-	@vm/build/info.sh make > $@.tmp && mv $@.tmp $@
+	@vm/host/info.sh make > $@.tmp && mv $@.tmp $@
 
 empty :=
 # The Python programs make runs find the project's modules.
@@ -80,12 +80,12 @@ DEPS_CHECKED = $(BUILD)/deps/checked
 CRASH_I386 = $(BUILD)/deps/crash/usr/bin/crash
 deps: $(DEPS_CHECKED)
 
-$(DEPS_CHECKED): vm/build/deps.sh vm/stages.toml $(wildcard /var/lib/dpkg/status) $(CRASH_I386)
-	@vm/build/deps.sh
+$(DEPS_CHECKED): vm/host/deps.sh vm/stages.toml $(wildcard /var/lib/dpkg/status) $(CRASH_I386)
+	@vm/host/deps.sh
 	@rm -f $@ && touch $@
 
 $(CRASH_I386):
-	@vm/build/deps.sh
+	@vm/host/deps.sh
 
 # A lab make knows (LABS) needs no program to say so; any other N gets
 # vm/session/ks's refusal, with the list of labs.
@@ -93,34 +93,34 @@ check-lab:
 	@$(if $(filter 1,$(words $(filter $(N),$(LABS)) $(wordlist 2,9,$(N)))),,vm/session/ks valid "$(N)")
 
 check-stage:
-	@vm/build/info.sh valid-stage "$(N)"
+	@vm/host/info.sh valid-stage "$(N)"
 
 # A stage's kernel, then the lab modules built against it (vm/guest/modules/).
 kernel: check-stage deps
-	@vm/build/stage.sh $(N)
+	@vm/host/stage.sh $(N)
 
 kernels: deps
-	@for k in $(STAGES) $(EXTRA); do vm/build/stage.sh $$k || exit 1; done
+	@for k in $(STAGES) $(EXTRA); do vm/host/stage.sh $$k || exit 1; done
 
 $(BUSYBOX):
-	@vm/build/deps.sh
+	@vm/host/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/guest/init vm/build/initramfs.sh vm/build/check-initramfs.py vm/stages.toml $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/guest/init vm/host/initramfs.sh vm/host/check-initramfs.py vm/stages.toml $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
-	@vm/build/initramfs.sh $@
+	@vm/host/initramfs.sh $@
 	@echo "[make] initramfs: $@"
 
 $(BUILD)/deps/busybox-%/bin/busybox:
-	@vm/build/deps.sh
+	@vm/host/deps.sh
 # Made by deps.sh, not by make: never an intermediate file to delete.
 .PRECIOUS: $(BUILD)/deps/busybox-%/bin/busybox
 
 # Another machine's guest image (vm/stages.toml's record names it).
-$(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/build/initramfs.sh \
-		vm/build/check-initramfs.py vm/stages.toml $(wildcard labs/*/guest.sh) \
+$(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/host/initramfs.sh \
+		vm/host/check-initramfs.py vm/stages.toml $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUILD)/deps/busybox-%/bin/busybox
-	@vm/build/initramfs.sh $@ $*
+	@vm/host/initramfs.sh $@ $*
 	@echo "[make] initramfs: $@"
 
 initramfs: $(INITRAMFS)
@@ -172,7 +172,7 @@ check: deps kernels images
 transcripts: deps kernels initramfs
 	@book/transcripts.py
 
-# (No deps: the book needs only what sh vm/build/setup.sh installed.)
+# (No deps: the book needs only what sh vm/host/setup.sh installed.)
 book:
 	@book/build.sh
 

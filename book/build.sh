@@ -9,11 +9,11 @@
 # which also looks up the symbols the chapters mark (book/symcheck.sh,
 # which needs the kernels). Fails if a piece is missing or if
 # asciidoctor warns (an include that does not resolve is a warning).
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 out=$BUILD/book
 mkdir -p "$out/figures"
-command -v asciidoctor >/dev/null || die "no asciidoctor: run 'sh vm/build/setup.sh'"
+command -v asciidoctor >/dev/null || die "no asciidoctor: run 'sh vm/host/setup.sh'"
 source=${KS_BOOK_FROM:-kept}
 case $source in
 kept)
@@ -49,7 +49,7 @@ say "rendering HTML"
 # shellcheck disable=SC2086
 asciidoctor --failure-level WARN $attrs -D "$out" "$TOP/book/index.adoc" ||
 	die "asciidoctor failed (warnings count as failures)"
-command -v asciidoctor-pdf >/dev/null || die "no asciidoctor-pdf: run 'sh vm/build/setup.sh'"
+command -v asciidoctor-pdf >/dev/null || die "no asciidoctor-pdf: run 'sh vm/host/setup.sh'"
 say "rendering PDF"
 # shellcheck disable=SC2086
 asciidoctor-pdf --failure-level WARN $attrs -a imagesdir="$out" -D "$out" "$TOP/book/index.adoc" ||

@@ -79,7 +79,7 @@ import facts
 import session
 
 TOP = facts.TOP
-PRISTINE = os.path.join(session.BUILD, 'src', 'linux')   # vm/build/lib.sh's
+PRISTINE = os.path.join(session.BUILD, 'src', 'linux')   # vm/host/lib.sh's
 SLACK = 8
 # The 6.1 tree's top-level folders: a path that starts with one cites the tree.
 TOPDIRS = ('Documentation arch block certs crypto drivers fs include init '
@@ -304,9 +304,9 @@ _PATCHED, _FILES = {}, {}
 
 
 def patched_files(k):
-    """The files stage K's patches write (vm/build/lib.sh's patched_files)."""
+    """The files stage K's patches write (vm/host/lib.sh's patched_files)."""
     if k not in _PATCHED:
-        out = subprocess.run(['sh', '-c', '. "$TOP/vm/build/lib.sh"; patched_files "$1"',
+        out = subprocess.run(['sh', '-c', '. "$TOP/vm/host/lib.sh"; patched_files "$1"',
                               'patched', k], env=dict(os.environ, TOP=TOP),
                              stdout=subprocess.PIPE, text=True, check=True)
         _PATCHED[k] = set(out.stdout.split())

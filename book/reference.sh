@@ -4,7 +4,7 @@
 # build/book/reference.adoc. The help texts are the project's, not the
 # kernel's: gdb loads the commands with no vmlinux (they say so, once,
 # before the first help text, which the awk below skips).
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 out=$BUILD/book
 mkdir -p "$out"

@@ -7,7 +7,7 @@
 # the other chapters about stage 0, today's kernel. The names are looked
 # up in the stage's System.map, which lists every symbol of its vmlinux.
 # Prints one line per chapter; fails naming every symbol not found.
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 missing= total=0
 # KS_CHAPTERS: another folder of chapters (the check of this check).

@@ -3,7 +3,7 @@
 
 For each book/transcripts/labN.gdb (or labN-NAME.gdb, another walk from
 the same lab's stop): boot lab N's stage as `make lab` does, run
-labs/N/lab.gdb and then the walk in gdb batch mode, and write the
+the lab to its stop (labs/N/lab.toml) and then the walk in gdb batch mode, and write the
 session to build/book/transcripts/labN.txt (labN-NAME.txt), headed by
 what it was run on. A walk's `echo <K>\n` after a command puts callout K
 on that command's line, for the chapter to explain. Addresses and pids are kept as they were, and labelled so. Where lab

@@ -59,10 +59,10 @@ def val(expr):
 
 
 def start_lab():
-    """Source the lab's lab.gdb (an exercise's own, if it has one): its
-    own stop, as the learner gets it."""
-    import facts
-    return run('source %s' % facts.lab(lab_number())['gdb'])
+    """Open the lab as make lab does, without its banner: its stop and
+    its at_stop commands (an exercise's own, if it has them), as the
+    learner gets them (labs/guard.py's ks-open-lab)."""
+    return run('ks-open-lab -quiet %d' % lab_number())
 
 
 def stopped_at(function):

@@ -1,15 +1,17 @@
-# Loaded before every lab's lab.gdb, by vm/session/ks (make lab, make grade) and
-# book/transcripts.py (gdb -x): a lab never shows its banner for a stop it
-# did not reach, and a kernel that dies is explained where it dies.
+# Loaded by every gdb on a lab's guest, by vm/session/ks (make lab, make
+# grade) and book/transcripts.py (gdb -x): a lab never shows its banner for
+# a stop it did not reach, and a kernel that dies is explained where it
+# dies.
 #
-# lab.gdb reaches the lab's stop with ks-lab-stop (below) and then prints
-# what to try. On the way:
+# ks-open-lab N (below) reaches lab N's stop with ks-lab-stop, runs the
+# lab's at_stop commands and prints its banner (labs/N/lab.toml). On the
+# way:
 #
 # - the kernel dies (oops_end or panic, gdb-scripts/kstack/death.py):
 #   gdb stops there, on the dying CPU, and prints the post-mortem (also
 #   written to the run folder as postmortem.txt, which the host's
 #   Guest.explain() prints). A learner's lab (KS_INTERACTIVE) stays
-#   there: ks-lab-stop fails, which ends lab.gdb before its banner, and
+#   there: ks-lab-stop fails, which ends ks-open-lab before its banner, and
 #   the prompt is at the death (bt, ks-where, ks-bt, info registers).
 #   A grader or a transcript quits with status 3;
 # - the guest ends without dying that way (a triple fault, the guest's
@@ -21,7 +23,7 @@
 # - a Ctrl-C before the lab's stop quits with status 3: the stop the
 #   banner describes was not reached.
 #
-# vm/session/ks lab calls lab_reached() once lab.gdb is done (gdb -ex): if the
+# vm/session/ks lab calls lab_reached() once ks-open-lab is done (gdb -ex): if the
 # kernel died, the learner stays at the death; if no guest is attached
 # (QEMU ended), quit with status 3; otherwise the lab's stop was reached:
 # disarm, and leave the file lab-stopped in the run folder (KS_RUN) for
@@ -34,6 +36,7 @@ import time
 
 import gdb
 
+import facts
 from kstack import death, frames, stacks
 
 GUEST_ENDED = 3      # vm/session/ks reads this exit status
@@ -195,23 +198,38 @@ def on_gdb_exiting(event):
 
 
 class OpenLab(gdb.Command):
-    """Open a lab: source its lab.gdb (its stop, then its banner).
+    """Open a lab: continue to its stop, run its at_stop commands, print
+its banner (labs/N/lab.toml's stop, at_stop and banner; an exercise's
+own with EXERCISE=1).
 
-Usage: ks-open-lab FILE
+Usage: ks-open-lab [-quiet] N
 
-If the kernel dies or the guest ends before the stop, the guard has
-said where and why; gdb's own "Error in sourced command file", which
-would follow, says nothing more and is not shown."""
+-quiet: no banner (a grader opens its lab so). If the kernel dies or the
+guest ends before the stop, the guard has said where and why, and the
+banner is not printed."""
 
     def __init__(self):
         super().__init__('ks-open-lab', gdb.COMMAND_RUNNING)
 
     def invoke(self, arg, from_tty):
+        words = arg.split()
+        quiet = '-quiet' in words
+        n = [w for w in words if w != '-quiet']
+        if len(n) != 1 or not n[0].isdigit():
+            raise gdb.GdbError('usage: ks-open-lab [-quiet] N')
+        # ks-lab-stop and the graders' gradelib.lab_number() read it.
+        os.environ['KS_LAB'] = n[0]
+        lab = facts.lab(int(n[0]))
         try:
-            gdb.execute('source %s' % arg, from_tty)
+            gdb.execute('ks-lab-stop %s' % lab['stop'], from_tty)
+            for command in lab['at_stop']:
+                gdb.execute(command, from_tty)
         except gdb.error:
-            if not (died or gdb.selected_inferior().pid == 0 or stacks.guest_gone()):
-                raise
+            if died or gdb.selected_inferior().pid == 0 or stacks.guest_gone():
+                return
+            raise
+        if not quiet:
+            gdb.write('\n' + lab['banner'])
 
 
 class Stop(gdb.Breakpoint):
@@ -241,7 +259,7 @@ Continues the guest to the end of boot (the first exec of a user program,
 begin_new_exec; with -boot, not: the stop may come during boot), then to
 LOCATION where CONDITION holds, with breakpoints
 of its own that print nothing, and shows the frame it stopped in. If the
-kernel dies on the way, it fails: lab.gdb ends there, before its banner,
+kernel dies on the way, it fails: ks-open-lab ends there, before its banner,
 and the guard has said why."""
 
     running = False
@@ -255,6 +273,8 @@ and the guard has said why."""
         # path (gdb-scripts/stepirq.py, whose hooks name it in gdb's own
         # Python namespace).
         gdb.execute('python import stepirq')
+        if not arg.strip() and os.environ.get('KS_LAB'):
+            arg = facts.lab(int(os.environ['KS_LAB']))['stop']      # the lab's own
         location, _, condition = arg.partition(' if ')
         location = location.strip()
         if location.startswith('-boot '):

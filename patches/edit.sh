@@ -9,7 +9,7 @@
 # stage-K tag if a stage gains or loses a patch. `export` writes the
 # series back: patches/K/ gets stage-(K-1)..stage-K in git format-patch
 # form, with fixed headers so that an unchanged patch stays byte-identical.
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 work=$BUILD/patchwork
 pw() { git -C "$work" "$@"; }
@@ -18,7 +18,7 @@ case ${1:-} in
 open)
 	shift
 	[ ! -e "$work" ] || die "$work exists: export it first, or remove it"
-	"$TOP/vm/build/tree.sh" 0
+	"$TOP/vm/host/tree.sh" 0
 	mkdir -p "$work"
 	files=$(cat "$TOP"/patches/*/*.patch | sed -n 's|^+++ b/||p' | sort -u)
 	for f in $files "$@"; do

@@ -7,7 +7,7 @@
 # (build/bench/cold: the learner's cache is left alone):
 #   cold `make lab N=1` to the lab's stop; stay at the gdb prompt for as
 #   long as that stage took to build, plus a minute, while lab 2's stage
-#   builds ahead (vm/build/ahead.sh); `quit`; then `make lab N=2` to its stop.
+#   builds ahead (vm/host/ahead.sh); `quit`; then `make lab N=2` to its stop.
 # While that build ahead runs, the guest and gdb must not slow down: the
 # boot to the ready marker and lab 0's grader are timed then, and again
 # on a quiet machine. Then the warm figures, on the learner's own cache.
@@ -17,7 +17,7 @@
 # minutes, and 40 more for the second clone's make check).
 # COLD=0 skips the learner's path, CONFIG_COST=0 the config's cost,
 # CLASS=0 the class cache, CLASS_CHECK=0 only its make check.
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 out=$BUILD/bench
 mkdir -p "$out"
@@ -164,14 +164,14 @@ done
 # An exercise tree (check 88's, if it made one): a one-file change.
 ex=$BUILD/exercise-check/2/src
 if [ -d "$ex/.git" ]; then
-	EXERCISES=$BUILD/exercise-check "$TOP/vm/build/kernel.sh" e2 > /dev/null 2>&1 || true
+	EXERCISES=$BUILD/exercise-check "$TOP/vm/host/kernel.sh" e2 > /dev/null 2>&1 || true
 	# The file as check 88 left it (its last solution, say), put back
 	# after: not git's copy, the skeleton, which would not link with the
 	# rest of that solution.
 	cp "$ex/arch/x86/kernel/irq_32.c" "$out/irq_32.c.before"
 	echo '/* bench */' >> "$ex/arch/x86/kernel/irq_32.c"
 	t0=$(now)
-	if EXERCISES=$BUILD/exercise-check "$TOP/vm/build/kernel.sh" e2 > "$out/exercise.log" 2>&1; then
+	if EXERCISES=$BUILD/exercise-check "$TOP/vm/host/kernel.sh" e2 > "$out/exercise.log" 2>&1; then
 		row "exercise: a one-file change rebuilt" "$(secs "$t0" "$(now)")" 60
 	else
 		failed "exercise: a one-file change rebuilt" "$out/exercise.log"

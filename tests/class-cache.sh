@@ -1,5 +1,5 @@
 # tests/class-cache.sh, sourced by tests/bench.sh (which gives it row,
-# now, secs, open_lab, close_lab, $out and $results, and vm/build/lib.sh's
+# now, secs, open_lab, close_lab, $out and $results, and vm/host/lib.sh's
 # helpers): class_cache, what a class's shared compile cache saves.
 #
 # A class as the README's "For teachers" sets it up, on one machine: a

@@ -1,9 +1,9 @@
 # tests/config-cost.sh, sourced by tests/bench.sh (which gives it row,
-# now, secs, $out and $results, and vm/build/lib.sh's helpers): config_cost,
-# what vm/build/kernel.config costs to build against
+# now, secs, $out and $results, and vm/host/lib.sh's helpers): config_cost,
+# what vm/host/kernel.config costs to build against
 # tests/config-baseline.config, the config before it was cut.
 #
-# Both are cold builds of stage 0's tree, of what vm/build/kernel.sh builds
+# Both are cold builds of stage 0's tree, of what vm/host/kernel.sh builds
 # (bzImage scripts_gdb modules_prepare), without ccache. They run at the
 # same time, each alone on one core (taskset, make -j1): this machine's
 # speed changes from one minute to the next (other guests on its host;
@@ -36,7 +36,7 @@ MAGIC_SYSRQ|^drivers/tty/sysrq\.o
 IKCONFIG|^kernel/configs\.o'
 
 # kernel_config and kernel_make.
-. "$TOP/vm/build/kmake.sh"
+. "$TOP/vm/host/kmake.sh"
 
 config_cost() {
 	cc=$out/config-cost
@@ -62,7 +62,7 @@ exit $rc
 WRAPPER
 	chmod +x "$cc/gcc"
 	cp "$TOP/tests/config-baseline.config" "$cc/before.config"
-	cp "$TOP/vm/build/kernel.config" "$cc/today.config"
+	cp "$TOP/vm/host/kernel.config" "$cc/today.config"
 	for c in before today; do
 		kernel_config "$PRISTINE" "$cc/$c" "$cc/$c.config" > "$cc/$c-config.log" 2>&1 ||
 			die "configuring the $c config failed: $cc/$c-config.log"
@@ -73,7 +73,7 @@ WRAPPER
 	set -- $cores
 	for c in before today; do
 		# Each in its own process group, so that an interrupt stops it all.
-		CC_LOG=$cc/$c.times setsid -w taskset -c "$1" sh -c '. "$TOP/vm/build/lib.sh"; . "$TOP/vm/build/kmake.sh"
+		CC_LOG=$cc/$c.times setsid -w taskset -c "$1" sh -c '. "$TOP/vm/host/lib.sh"; . "$TOP/vm/host/kmake.sh"
 			t0=$(date +%s.%N)
 			! kernel_make "$PRISTINE" "$1" CC="$2" -j1 bzImage scripts_gdb modules_prepare ||
 				echo "$(date +%s.%N) - $t0" | bc > "$1.seconds"

@@ -1,9 +1,9 @@
-# Helpers for tests/checks/*.sh: sourced after vm/build/lib.sh (tests/checklib.py
+# Helpers for tests/checks/*.sh: sourced after vm/host/lib.sh (tests/checklib.py
 # is the Python checks' counterpart). A check reports on stdout with
 # ok/not_ok; everything else it prints goes to stderr, which the runner
 # keeps in build/check/NAME.log. Checks that build in a kernel tree get
 # kernel_make and kernel_config from here.
-. "$TOP/vm/build/kmake.sh"
+. "$TOP/vm/host/kmake.sh"
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }

@@ -7,7 +7,7 @@
 # and its other output goes to build/check/NAME.log. A script that exits
 # non-zero without a "not ok" line counts as one failure, so a crashed
 # check can never pass silently. Ends with "N passed, M failed".
-. "$(dirname "$0")/../vm/build/lib.sh"
+. "$(dirname "$0")/../vm/host/lib.sh"
 
 logs=$BUILD/check
 # A run of some checks (CHECKS=...) keeps the other checks' logs: two

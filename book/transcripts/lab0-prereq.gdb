@@ -1,4 +1,4 @@
-# The walk of book/chapters/prereq.adoc, after labs/0/lab.gdb's stop: the
+# The walk of book/chapters/prereq.adoc, after lab 0's stop (labs/0/lab.toml): the
 # first instruction of __handle_irq(), on whichever CPU took the
 # interrupt. Each warm-up is a region of the transcript between
 # "// tag::NAME[]" and "// end::NAME[]" lines, which the chapter

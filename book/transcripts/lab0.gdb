@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab0.adoc, after labs/0/lab.gdb's stop.
+# The walk of book/chapters/lab0.adoc, after lab 0's stop (labs/0/lab.toml).
 #
 # The walk shows an interrupt of kernel code on a task's stack, and its
 # switch onto the hardirq stack: if the lab's stop is not such an

@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab1.adoc, after labs/1/lab.gdb's stop.
+# The walk of book/chapters/lab1.adoc, after lab 1's stop (labs/1/lab.toml).
 set trace-commands on
 ks-where
 p $sp

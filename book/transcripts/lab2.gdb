@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab2.adoc, after labs/2/lab.gdb's stop.
+# The walk of book/chapters/lab2.adoc, after lab 2's stop (labs/2/lab.toml).
 #
 # The walk shows an interrupt of kernel code on a task's stack (one from
 # user mode is not switched; one taken on a softirq stack is the

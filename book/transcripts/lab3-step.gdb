@@ -1,4 +1,4 @@
-# The guided step of book/chapters/lab3.adoc, after labs/3/lab.gdb's stop:
+# The guided step of book/chapters/lab3.adoc, after lab 3's stop (labs/3/lab.toml):
 # from do_IRQ (6.1's common_interrupt) to the xchg onto the hardirq stack,
 # into the driver, and back to the interrupted stack. `echo <K>\n` puts
 # callout K on the command before it (book/transcripts.py).

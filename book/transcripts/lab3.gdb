@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab3.adoc, after labs/3/lab.gdb's stop.
+# The walk of book/chapters/lab3.adoc, after lab 3's stop (labs/3/lab.toml).
 set trace-commands on
 p sizeof(init_stack)
 ks-where

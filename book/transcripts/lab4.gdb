@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab4.adoc, after labs/4/lab.gdb's stop.
+# The walk of book/chapters/lab4.adoc, after lab 4's stop (labs/4/lab.toml).
 set trace-commands on
 ks-thread-info
 continue

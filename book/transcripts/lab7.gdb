@@ -1,4 +1,4 @@
-# The walk of book/chapters/lab7.adoc, after labs/7/lab.gdb's stop.
+# The walk of book/chapters/lab7.adoc, after lab 7's stop (labs/7/lab.toml).
 set trace-commands on
 ks-where
 info registers rip

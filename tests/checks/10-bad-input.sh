@@ -1,8 +1,8 @@
 # Bad lab numbers are refused before anything is built or started: one
 # line that names the valid labs, a non-zero exit, and no run folder.
 # And the one table of stage facts (vm/stages.toml) names exactly the
-# stages the build makes from patches/ (vm/build/lib.sh's stages()).
-. "$TOP/vm/build/lib.sh"
+# stages the build makes from patches/ (vm/host/lib.sh's stages()).
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 valid=$("$TOP/vm/session/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
@@ -27,9 +27,9 @@ for n in 9 x ''; do
 	fi
 done
 
-# The stages the project at TOP makes from TOP/patches (vm/build/lib.sh), and
+# The stages the project at TOP makes from TOP/patches (vm/host/lib.sh), and
 # those its vm/stages.toml describes (read by vm/session/facts.py).
-made_stages() { TOP=$1 "$1/vm/build/info.sh" stages | tr '\n' ' ' | sed 's/ $//'; }
+made_stages() { TOP=$1 "$1/vm/host/info.sh" stages | tr '\n' ' ' | sed 's/ $//'; }
 table_stages() {
 	TOP=$1 python3 -c 'import facts
 print(*sorted(facts.stages()))'
@@ -44,8 +44,8 @@ fi
 # patches, which its stages.toml does not describe.
 fake=$BUILD/check/extra-stage
 rm -rf "$fake"
-mkdir -p "$fake/vm/build"
-cp "$TOP/vm/build/lib.sh" "$TOP/vm/build/info.sh" "$fake/vm/build/"
+mkdir -p "$fake/vm/host"
+cp "$TOP/vm/host/lib.sh" "$TOP/vm/host/info.sh" "$fake/vm/host/"
 cp "$TOP/vm/stages.toml" "$fake/vm/"
 cp -r "$TOP/patches" "$fake/patches"
 extra=$(( $(echo "$made" | tr ' ' '\n' | tail -n 1) + 1 ))

@@ -183,6 +183,12 @@ def chapter_order(n, text):
 
 
 mc, asked_choices = 0, []
+# The project's gdb commands, by the names they are defined with.
+KS_COMMANDS = set()
+for root, _, files in os.walk(os.path.join(TOP, 'gdb-scripts')):
+    for f in [os.path.join(root, f) for f in files if f.endswith('.py')] + (
+            [os.path.join(TOP, 'labs', 'guard.py')] if root.endswith('gdb-scripts') else []):
+        KS_COMMANDS |= set(re.findall(r'[\'"](ks-[\w-]+)[\'"]', open(f).read()))
 
 
 for n in facts.labs():
@@ -191,13 +197,23 @@ for n in facts.labs():
     except (facts.Unknown, KeyError, ValueError) as e:
         expect(False, 'lab %d: labs/%d/lab.toml names a known stage' % (n, n), e)
         continue
-    need = ['grade.py'] + (['lab.gdb'] if lab['kind'] == 'gdb' else [])
-    need += [lab['guest']] if lab['guest'] else []
+    need = ['grade.py'] + ([lab['guest']] if lab['guest'] else [])
     missing = [f for f in need if not os.path.isfile(os.path.join(lab['folder'], f))]
+    missing += [k for k in (['stop', 'banner'] if lab['kind'] == 'gdb' else ['banner'])
+                if not lab[k]]
     expect(lab['kind'] in ('gdb', 'crash') and not missing,
-           'lab %d: a %s lab of stage %s with %s' % (n, lab['kind'], lab['stage'],
-                                                     ', '.join(need)),
+           'lab %d: a %s lab of stage %s with %s%s' % (
+               n, lab['kind'], lab['stage'], ', '.join(need),
+               ', a stop and a banner' if lab['kind'] == 'gdb' else ', a banner'),
            'kind %s, missing %s' % (lab['kind'], missing))
+    # Every ks- command a banner (the lab's, its exercise's) offers exists.
+    if lab['kind'] == 'gdb':
+        banners = [lab['banner'], lab.get('exercise', {}).get('banner', '')]
+        offered = {w for b in banners for c in facts.banner_commands(b)
+                   for w in re.findall(r'\bks-[\w-]+', c)}
+        expect(offered and not offered - KS_COMMANDS,
+               "lab %d: the ks- commands its banners offer exist (%s)" % (n, ' '.join(sorted(offered))),
+               'not defined in gdb-scripts or labs/guard.py: %s' % ' '.join(sorted(offered - KS_COMMANDS)))
     with open(os.path.join(lab['folder'], 'README.md')) as f:
         readme = f.read()
     asked = readme_questions(lab['folder'])

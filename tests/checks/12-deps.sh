@@ -2,13 +2,13 @@
 # user who is not root while a package is missing, it prints the exact
 # sudo line and stops (the missing package is a made-up name added with
 # KS_EXTRA_PACKAGES, so nothing is ever installed).
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 # "Quickly" is measured, not asserted (a loaded host is slow too): what
 # must hold is that nothing is run, the apt commands above all.
 t0=$(date +%s%N)
-out=$("$TOP/vm/build/deps.sh" 2>&1) && rc=0 || rc=$?
+out=$("$TOP/vm/host/deps.sh" 2>&1) && rc=0 || rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 if [ $rc = 0 ] && [ -z "$out" ]; then
 	ok "make deps with everything present does nothing, silently ($ms ms)"
@@ -21,7 +21,7 @@ if [ "$(id -u)" = 0 ]; then
 else
 	as_user() { "$@"; }
 fi
-out=$(as_user env KS_EXTRA_PACKAGES=kstack-no-such-package "$TOP/vm/build/deps.sh" 2>&1) && rc=0 || rc=$?
+out=$(as_user env KS_EXTRA_PACKAGES=kstack-no-such-package "$TOP/vm/host/deps.sh" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ $rc != 0 ] && echo "$out" | grep -qx '    sudo apt-get install kstack-no-such-package'; then
 	ok "a missing package, not root: the exact sudo apt-get line, and a stop"

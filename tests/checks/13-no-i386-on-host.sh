@@ -5,7 +5,7 @@
 # may be a 32-bit x86 ELF (tests/i386-execs.py). The same inspection must
 # catch the old way of listing busybox's applets, running the i386 busybox
 # on the host, or it proves nothing.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 logs=$BUILD/check/execs
@@ -24,7 +24,7 @@ else
 	not_ok "the inspection catches the host running the i386 busybox (the old initramfs script)"
 fi
 
-traced initramfs "$TOP/vm/build/initramfs.sh" "$logs/initramfs.cpio" ||
+traced initramfs "$TOP/vm/host/initramfs.sh" "$logs/initramfs.cpio" ||
 	not_ok "make initramfs's script runs under strace"
 # Lab 6's crash session as vm/session/crash.py runs it in batch (lab 6's grader
 # does the same), on lab 6's stage: it must show crash's report of the

@@ -1,12 +1,12 @@
-# A broken guest image fails where it is made: vm/build/initramfs.sh reads the
-# archive it packed (vm/build/check-initramfs.py) and stops, naming what is
+# A broken guest image fails where it is made: vm/host/initramfs.sh reads the
+# archive it packed (vm/host/check-initramfs.py) and stops, naming what is
 # missing, before anything could boot it. Each broken image is made with
 # the real script, its file list edited on purpose; none may be written.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 expect "the project's initramfs is a guest that can start" \
-	python3 "$TOP/vm/build/check-initramfs.py" "$BUILD/initramfs.cpio"
+	python3 "$TOP/vm/host/check-initramfs.py" "$BUILD/initramfs.cpio"
 
 out=$BUILD/check/broken.cpio
 # broken WHAT EDIT WORDS: edit the file list with sed EDIT; the build
@@ -14,7 +14,7 @@ out=$BUILD/check/broken.cpio
 broken() {
 	rm -f "$out"
 	rc=0
-	said=$(INITRAMFS_LIST_HOOK="sed -i '$2' \$1" "$TOP/vm/build/initramfs.sh" "$out" 2>&1) || rc=$?
+	said=$(INITRAMFS_LIST_HOOK="sed -i '$2' \$1" "$TOP/vm/host/initramfs.sh" "$out" 2>&1) || rc=$?
 	echo "=== $1 (exit $rc): $said" >&2
 	if [ $rc != 0 ] && echo "$said" | grep -q "$3" && [ ! -e "$out" ]; then
 		ok "an initramfs with $1 is refused: '$3'"

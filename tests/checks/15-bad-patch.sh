@@ -2,7 +2,7 @@
 # 6.1.y) stops the build with the patch's name, the stage and the rejected
 # hunk, and leaves no stage tree behind. Run against a scratch copy of the
 # project whose stage-1 patch has one context line changed.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 fake=$BUILD/check/bad-patch
@@ -23,7 +23,7 @@ sums() { (cd "$PRISTINE" && sha256sum $touched); }
 before=$(sums)
 
 rc=0
-out=$(TOP=$fake/top BUILD=$fake/build KS_LOCKED=1 "$TOP/vm/build/tree.sh" 1 2>&1) || rc=$?
+out=$(TOP=$fake/top BUILD=$fake/build KS_LOCKED=1 "$TOP/vm/host/tree.sh" 1 2>&1) || rc=$?
 echo "$out" >&2
 if [ $rc != 0 ] && echo "$out" | grep -q 'stage 1: patch patches/1/0001-broken.patch does not apply' \
    && echo "$out" | grep -q '^--- rejected hunks:' && echo "$out" | grep -q '^@@'; then

@@ -1,17 +1,17 @@
-# Every stage's kernel is built with today's vm/build/kernel.config: its .config
-# holds each line of the fragment (vm/build/kernel.sh reconfigures when the
+# Every stage's kernel is built with today's vm/host/kernel.config: its .config
+# holds each line of the fragment (vm/host/kernel.sh reconfigures when the
 # fragment changes; a kernel built from a stale .config would pass every
 # other check while testing another config). The comparison must catch an
 # option the .config lacks, or it proves nothing.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 for k in $(stages); do
-	missing=$(config_missing "$(stage_obj "$k")/.config" "$TOP/vm/build/kernel.config")
+	missing=$(config_missing "$(stage_obj "$k")/.config" "$TOP/vm/host/kernel.config")
 	if [ -z "$missing" ]; then
-		ok "stage $k: its .config holds every option of vm/build/kernel.config"
+		ok "stage $k: its .config holds every option of vm/host/kernel.config"
 	else
-		not_ok "stage $k: its .config lacks$missing (built before vm/build/kernel.config changed?)"
+		not_ok "stage $k: its .config lacks$missing (built before vm/host/kernel.config changed?)"
 	fi
 done
 

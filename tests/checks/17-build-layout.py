@@ -1,4 +1,4 @@
-# The build cache's layout is written in two languages: vm/build/lib.sh
+# The build cache's layout is written in two languages: vm/host/lib.sh
 # (the shell build scripts) and vm/session/session.py (the session layer,
 # which boots and debugs what they built). Both must name the same
 # folders and the same machine (lib.sh's karch, session.arch), or a lab
@@ -18,14 +18,14 @@ kinds = [str(k) for k in stages()] + list(facts.extra_kernels()) + ['e2']
 with tempfile.TemporaryDirectory() as elsewhere:
     os.environ['EXERCISES'] = elsewhere
     shell = subprocess.run(
-        ['sh', '-c', '. "$TOP/vm/build/lib.sh"; for k in "$@"; do '
+        ['sh', '-c', '. "$TOP/vm/host/lib.sh"; for k in "$@"; do '
          'echo "$k $(stage_src "$k") $(stage_obj "$k") $(karch "$k")"; done', 'layout']
         + kinds, env=dict(os.environ, TOP=TOP), stdout=subprocess.PIPE,
         text=True, check=True).stdout.splitlines()
     for line in shell:
         k, src, obj, arch = line.split()
         python = (session.stage_src(k), session.stage_obj(k), session.arch(k))
-        expect(python == (src, obj, arch), 'stage %s: vm/build/lib.sh and '
+        expect(python == (src, obj, arch), 'stage %s: vm/host/lib.sh and '
                'vm/session/session.py name the same tree, objects and machine '
                '(%s, %s)' % (k, src, arch), 'shell %s %s %s, Python %s %s %s'
                % ((src, obj, arch) + python))

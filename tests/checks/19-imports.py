@@ -2,7 +2,7 @@
 # checkout tracks (and vm/session/ks, a Python script with no extension)
 # is read with ast; each import of a module of the project gives an edge
 # from the importing file's folder to the module's. A folder is a
-# top-level folder, or vm/'s sub-folder (vm/session and vm/build are
+# top-level folder, or vm/'s sub-folder (vm/session and vm/host are
 # different jobs); a lab's own files belong to labs. The folders and
 # their edges must form no cycle: the host's session code is at the
 # bottom, the labs, the gdb commands, the book and the tests above it.

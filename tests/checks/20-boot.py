@@ -1,8 +1,8 @@
 # Every stage boots to the ready marker and exits cleanly through the
 # guest's qemu-exit, and the kernel that ran is that stage's (uname -r
-# carries the stage, set by vm/build/kernel.sh): its banner, build number and
+# carries the stage, set by vm/host/kernel.sh): its banner, build number and
 # time included, is the one in the vmlinux that gdb reads (a bzImage
-# once carried an older kernel: see vm/build/cc).
+# once carried an older kernel: see vm/host/cc).
 import os
 import time
 

@@ -12,14 +12,14 @@
 # Each must exit non-zero, print no lab banner and no gdb "Error in sourced
 # command file" (the guard has said why), say why (the kernel's own
 # words where it said any), and leave no QEMU behind.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 tmp=$BUILD/check/guest-death
 rm -rf "$tmp"
 mkdir -p "$tmp/root"
 
-# An archive with no /init: made with cpio directly, since vm/build/initramfs.sh
+# An archive with no /init: made with cpio directly, since vm/host/initramfs.sh
 # refuses to write one (check 14).
 echo 'not an init' > "$tmp/root/hello"
 (cd "$tmp/root" && echo hello | cpio -o -H newc --quiet) > "$tmp/no-init.cpio"
@@ -28,7 +28,7 @@ echo 'not an init' > "$tmp/root/hello"
 image() {
 	printf '#!/bin/busybox sh\n%s\n' "$2" > "$tmp/$1.init"
 	INITRAMFS_LIST_HOOK="sed -i 's|^file /init .*|file /init $tmp/$1.init 0755 0 0|' \$1" \
-		"$TOP/vm/build/initramfs.sh" "$tmp/$1.cpio" >&2
+		"$TOP/vm/host/initramfs.sh" "$tmp/$1.cpio" >&2
 }
 image exit '/bin/qemu-exit 7'
 image hang 'while :; do :; done'

@@ -1,4 +1,4 @@
-# Lab 3's hints all do what they say: from the lab's stop (labs/3/lab.gdb,
+# Lab 3's hints all do what they say: from the lab's stop (labs/3/lab.toml,
 # as make lab runs it), tests/gdb/lab3_hints.py follows the menu, hint by
 # hint, and here each hint's output must show what the menu promises.
 # Every hint of the menu must have a promise below: a new hint without

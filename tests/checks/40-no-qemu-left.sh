@@ -3,7 +3,7 @@
 # again, kill the lab's session itself (vm/session/ks) with SIGKILL, which leaves
 # it no cleanup to run. Both times the guest's QEMU must be gone within a
 # few seconds.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 if open_lab killed-gdb 7; then

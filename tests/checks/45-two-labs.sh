@@ -1,7 +1,7 @@
 # Two `make lab` at once in one clone both work: each gets its own run
 # folder and gdb port, both reach the lab's stop, and quitting one leaves
 # the other's guest running.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 if open_lab first 7; then

@@ -4,7 +4,7 @@
 # and the lab still stops where it begins. Every kernel is built when the
 # checks run, so the build ahead finds nothing to do. Then the counter
 # proves it can see more: the same log with one more script planted.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 MOST=4
@@ -22,8 +22,8 @@ fi
 
 planted=$BUILD/check/way-to-prompt-planted.strace
 {
-	echo "99999 execve(\"$TOP/vm/build/kernel.sh\", [\"$TOP/vm/build/kernel.sh\", \"3\"], 0x0 /* 1 var */) = 0"
+	echo "99999 execve(\"$TOP/vm/host/kernel.sh\", [\"$TOP/vm/host/kernel.sh\", \"3\"], 0x0 /* 1 var */) = 0"
 	cat "$log"
 } > "$planted"
 more=$("$TOP/tests/programs.sh" "$planted" | grep -c .)
-expect "the count sees a planted vm/build/kernel.sh 3 ($count, then $more)" [ "$more" -eq $((count + 1)) ]
+expect "the count sees a planted vm/host/kernel.sh 3 ($count, then $more)" [ "$more" -eq $((count + 1)) ]

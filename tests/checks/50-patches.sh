@@ -9,7 +9,7 @@
 # for such a patch.
 # Stage 2 must end where 6.1 is: every file the series touches is the same
 # in stage 2's tree as in the pristine one.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)
@@ -40,7 +40,7 @@ rm -rf "$tree"
 cp -al "$PRISTINE" "$tree"
 for p in $(stage_patches "$last"); do
 	name=${p#"$TOP"/patches/}
-	out=$("$TOP/vm/build/apply-patch.sh" "$tree" "$p" 2>&1) && rc=0 || rc=$?
+	out=$("$TOP/vm/host/apply-patch.sh" "$tree" "$p" 2>&1) && rc=0 || rc=$?
 	echo "$name: exit $rc: $out" >&2
 	# The tool's status first: a missing tree or "Only garbage was found
 	# in the patch input" says no FAILED, yet applies nothing.

@@ -4,7 +4,7 @@
 # values (THREAD_SIZE_ORDER, the vermagic string, declarations), which a
 # full build would report on too; a cold build's log is in
 # build/stage-K/obj/build.log.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)

@@ -3,7 +3,7 @@
 # one built for the final stage 3 (4K only, option gone) carries no tag.
 # Build-only: tests/module/ is compiled against each kernel tree, never
 # loaded anywhere.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 last=$(stages | tail -n 1)
@@ -30,14 +30,14 @@ if [ ! -f "$inter/src.done" ]; then
 	mkdir -p "$inter"
 	cp -al "$PRISTINE" "$inter/src"
 	for p in $(stage_patches 2) "$option_patch"; do
-		"$TOP/vm/build/apply-patch.sh" "$inter/src" "$p" >&2
+		"$TOP/vm/host/apply-patch.sh" "$inter/src" "$p" >&2
 	done
 	touch "$inter/src.done"
 fi
 mkdir -p "$inter/obj"
-# Configured as every stage is (vm/build/kmake.sh's kernel_config), with the
+# Configured as every stage is (vm/host/kmake.sh's kernel_config), with the
 # option set on top of the lab's fragment.
-{ cat "$TOP/vm/build/kernel.config"; echo CONFIG_4KSTACKS=y; } > "$inter/fragment.config"
+{ cat "$TOP/vm/host/kernel.config"; echo CONFIG_4KSTACKS=y; } > "$inter/fragment.config"
 kernel_config "$inter/src" "$inter/obj" "$inter/fragment.config" >&2
 kmake "$inter/src" "$inter/obj" -j"$JOBS" modules_prepare >&2
 

@@ -4,7 +4,7 @@
 # must pass, and wrongly, which must fail by name (and be the run's only
 # failures). Then the learner's answers file on lab 0: the answers the
 # grader found itself must pass, a wrong one must fail by name.
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 # why_answers N FILE: write lab N's "why" questions (labs/N/lab.toml) to

@@ -10,7 +10,7 @@
 # (book/codespans.py), and transcripts, figures, tables, fonts, the HTML
 # on a phone in Chromium and the PDF's figure pages (book/rendercheck.py,
 # which leaves its screenshots in build/book/screens for a person to see).
-. "$TOP/vm/build/lib.sh"
+. "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
 book=$BUILD/book
@@ -21,7 +21,7 @@ if "$TOP/book/transcripts.py" >&2; then
 	for f in "$book"/transcripts/lab*.txt; do
 		lab=$(basename "$f" .txt)
 		k=${lab#lab}
-		# Each one is a real session: lab.gdb's banner (or crash's sys);
+		# Each one is a real session: the lab's banner (or crash's sys);
 		# lab3-step.txt is a second walk of lab 3.
 		if grep -q "^==== Lab ${k%%-*}:" "$f" || grep -q '^ *PANIC: ' "$f"; then
 			n=$((n + 1))

@@ -1,4 +1,4 @@
-# gdb side of tests/checks/32-lab3-hints.py: after labs/3/lab.gdb's stop,
+# gdb side of tests/checks/32-lab3-hints.py: after lab 3's stop,
 # do what each hint of its menu says, in the menu's order, as a learner
 # following it would, and hand the host one record per hint. The host
 # judges (and checks that every hint of the menu has a record: a hint
@@ -11,11 +11,10 @@
 #           (after each command that ran the guest: the function and the
 #           source line gdb stopped at); error (gdb's error, if a command
 #           failed)
-import os
-import re
 
 import gdb
 
+import facts
 import results
 from gdbutil import ordinary_interrupt, run, stepi_off
 
@@ -24,15 +23,8 @@ XCHG = 'xchg   %ebx,%esp'
 
 
 def menu():
-    """The hints of labs/3/lab.gdb, in order: the command column of its
-    `echo \\  COMMAND   what it shows` lines."""
-    path = os.path.join(os.environ['TOP'], 'labs', '3', 'lab.gdb')
-    hints = []
-    for line in open(path):
-        m = re.match(r'echo \\  (\S.*?)(\s{2,}.*)?\\n$', line.strip())
-        if m:
-            hints.append(m.group(1))
-    return hints
+    """The hints of lab 3's banner (labs/3/lab.toml), in order."""
+    return facts.banner_commands(facts.lab(3)['banner'])
 
 
 class Hint:

@@ -1,5 +1,5 @@
 # gdb side of tests/checks/33-step-do-irq.py: from lab 3's stop (run by
-# labs/3/lab.gdb before this file), step as a learner would and hand the
+# lab 3's stop before this file), step as a learner would and hand the
 # host, as records, where each command left the CPU. All judging is the
 # host's.
 #

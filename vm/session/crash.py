@@ -6,7 +6,7 @@ workload that panics (its machine's panic_guest, vm/stages.toml: lab 6's stack o
 lab 7's descent into the guard page on x86_64), wait for the panic, and
 have QEMU write the guest's memory as an ELF core (monitor:
 dump-guest-memory). For an i386 kernel crash is Debian's i386 build,
-unpacked into the build cache by vm/build/deps.sh. It runs under QEMU's
+unpacked into the build cache by vm/host/deps.sh. It runs under QEMU's
 user-mode emulator (qemu-i386) on every host, whether or not the host's
 kernel can run i386 programs itself: one path for every machine. For
 x86_64 it is Debian's own crash package, the host's (amd64) program.

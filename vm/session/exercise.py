@@ -6,13 +6,13 @@ the project's patches that solve it (solution). The tree is a kernel
 source tree of the learner's own, EXERCISES/k/src (EXERCISES: build/
 exercises), and a git repository whose first commit, tagged "skeleton",
 is base + skeleton: commits, diffs and starting over are git's. Its
-objects go to EXERCISES/k/obj, built by vm/build/kernel.sh ek.
+objects go to EXERCISES/k/obj, built by vm/host/kernel.sh ek.
 
 The skeleton patch changes only .c files and adds no code: it builds and
 boots as the base stage does, and the solution's patches still apply to
 it. (A comment in a header would make every file that includes it
 recompile; in a .c file, only that file: the first build starts from the
-base stage's objects, vm/build/seed-obj.sh: lab 4's took 55 s here; labs
+base stage's objects, vm/host/seed-obj.sh: lab 4's took 55 s here; labs
 2 and 3, whose first builds also recompile what includes a header their
 given patches change, 106-114 s.)
 
@@ -109,9 +109,9 @@ def git(src, *args):
 
 
 def apply(src, patch):
-    """Apply PATCH (a path) to SRC as vm/build/tree.sh applies the series:
+    """Apply PATCH (a path) to SRC as vm/host/tree.sh applies the series:
     exactly, no fuzz."""
-    p = subprocess.run([os.path.join(TOP, 'vm', 'build', 'apply-patch.sh'), src, patch],
+    p = subprocess.run([os.path.join(TOP, 'vm', 'host', 'apply-patch.sh'), src, patch],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode:
         raise GuestError('%s does not apply to %s:\n%s' % (
@@ -164,7 +164,7 @@ def make(n):
                 'clean -fd' % (src, src))
         return src
     base = str(ex['base'])
-    subprocess.check_call([os.path.join(TOP, 'vm', 'build', 'tree.sh'), base])
+    subprocess.check_call([os.path.join(TOP, 'vm', 'host', 'tree.sh'), base])
     base_src = stage_src(base)
     tmp = src + '.tmp'
     _run(['rm', '-rf', tmp])
@@ -199,7 +199,7 @@ def make(n):
         f.write(skeleton_key(n) + '\n')
     # Its first build starts from its base stage's objects, when they are
     # built: Kbuild then rebuilds only what the skeleton changed.
-    build = os.path.join(TOP, 'vm', 'build')
+    build = os.path.join(TOP, 'vm', 'host')
     if not os.path.exists(stage_obj('e%d' % n)) and subprocess.call(
             [os.path.join(build, 'kernel.sh'), '--built', base]) == 0:
         print(_run([os.path.join(build, 'seed-obj.sh'), base, 'e%d' % n]).strip(),

@@ -10,6 +10,7 @@ the checks, the experiments and the book all import it.
 """
 import copy
 import os
+import re
 import tomllib
 
 # The project's top folder: this file is TOP/vm/session/facts.py.
@@ -115,7 +116,7 @@ def lab(n):
     n = int(n)
     folder = os.path.join(TOP, 'labs', str(n))
     facts = {'kind': 'gdb', 'guest': '', 'questions': {}, 'banner': '',
-             'guest_may_die': False}
+             'guest_may_die': False, 'stop': '', 'at_stop': []}
     facts.update(_load(os.path.join(folder, 'lab.toml')))
     # KERNEL= (make lab N=7 KERNEL=x86_64-novmap): another kernel of the
     # lab's machine, for the lab asked for (KERNEL_FOR, which vm/session/ks
@@ -161,21 +162,31 @@ def lab(n):
     # The initramfs carries labs/N/guest.sh as /labs/N/guest.sh.
     facts['guest_path'] = ('/labs/%d/%s' % (n, facts['guest'])
                            if facts['guest'] else '')
-    # The lab's grader, its gdb script, and what its guest adds to the
-    # kernel's command line; an exercise may have its own of each (lab 4's
-    # task: its own grader and stop, the lab's workload made otherwise).
+    # The lab's grader, its stop (and the commands run there, at_stop),
+    # its banner, and what its guest adds to the kernel's command line; an
+    # exercise may have its own of each (lab 4's task: its own grader and
+    # stop, the lab's workload made otherwise). An exercise with a stop of
+    # its own has its own at_stop too.
     facts['grader'] = os.path.join(folder, 'grade.py')
-    facts['gdb'] = os.path.join(folder, 'lab.gdb')
     facts.setdefault('append', '')
     if mine:
         ex = facts['exercise']
         if 'guest' in ex:
             facts['guest_path'] = ex['guest']
-        for key in ('grader', 'gdb'):
-            if key in ex:
-                facts[key] = os.path.join(folder, ex[key])
+        if 'grader' in ex:
+            facts['grader'] = os.path.join(folder, ex['grader'])
+        if 'stop' in ex:
+            facts.update(stop=ex['stop'], at_stop=ex.get('at_stop', []))
+        facts['banner'] = ex.get('banner', facts['banner'])
         facts['append'] = ex.get('append', facts['append'])
     return facts
+
+
+def banner_commands(banner):
+    """The commands a lab's BANNER offers, in order: the command column of
+    its "  COMMAND   what it shows" lines (two spaces in; a line indented
+    further continues the one above)."""
+    return [m.group(1) for m in re.finditer(r'^  (\S.*?)(?:\s{2,}.*)?$', banner, re.M)]
 
 
 def predictions(n):
@@ -201,7 +212,7 @@ def tolerance(n, key):
 
 
 def _shell(argv):
-    """What the shell scripts ask (vm/build/info.sh): one answer a line."""
+    """What the shell scripts ask (vm/host/info.sh): one answer a line."""
     what, args = argv[0], argv[1:]
     if what == 'kernels':
         print('\n'.join(kernel_names()))
@@ -227,7 +238,7 @@ def _shell(argv):
             print(m['busybox'], m['busybox_package'])
     elif what == 'machines':
         print('\n'.join(_load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
-    elif what == 'make':            # what the Makefile reads (vm/build/info.sh make)
+    elif what == 'make':            # what the Makefile reads (vm/host/info.sh make)
         # Each lab's own image: KERNEL= may only name a kernel of the
         # same machine, and EXERCISE=1 runs the lab's machine too.
         for name in ('KERNEL', 'KERNEL_FOR', 'EXERCISE'):

@@ -54,7 +54,7 @@ def say(message):
 
 
 def stage_dir(k):
-    """A stage's folder; "eN" is lab N's exercise (as in vm/build/lib.sh),
+    """A stage's folder; "eN" is lab N's exercise (as in vm/host/lib.sh),
     in $EXERCISES (read at each call: a check points it elsewhere)."""
     k = str(k)
     if k.startswith('e'):
@@ -64,7 +64,7 @@ def stage_dir(k):
 
 
 def stage_src(k):
-    """A kernel's tree, its folder's src/ (as in vm/build/lib.sh); a
+    """A kernel's tree, its folder's src/ (as in vm/host/lib.sh); a
     kernel beside the series is built from its row's tree."""
     k = str(k)
     return os.path.join(stage_dir(k if k.startswith('e') else facts.stage(k)['tree']), 'src')
@@ -90,11 +90,11 @@ GUARD = os.path.join(TOP, 'labs', 'guard.py')
 def lab_scripts(lab, script=None):
     """gdb's arguments that open LAB (facts.lab) as make lab does: the
     guard first (labs/guard.py: a death is caught wherever it comes),
-    then SCRIPT, by default the lab's own lab.gdb (an exercise's, if it
-    has one), through the guard's ks-open-lab; a grader is its own
-    SCRIPT, and sources lab.gdb itself."""
+    then SCRIPT, or else the guard's ks-open-lab: the lab's stop, its
+    at_stop commands and its banner (labs/N/lab.toml). A grader is its
+    own SCRIPT, and opens the lab itself (gdbutil.start_lab)."""
     return ['-x', GUARD] + (['-x', script] if script else
-                            ['-ex', 'ks-open-lab %s' % lab['gdb']])
+                            ['-ex', 'ks-open-lab %d' % lab['number']])
 
 
 def elf_damaged(path):
@@ -572,7 +572,7 @@ class Guest:
         the build folder, so no ~/.gdbinit is needed) and the project's
         gdb-scripts/load.py; then ARGS (-batch, scripts), before the
         file. The kernel's debug info names its sources relative to the
-        tree (vm/build/kmake.sh): gdb finds them in this kernel's tree,
+        tree (vm/host/kmake.sh): gdb finds them in this kernel's tree,
         the generated ones in its objects' folder and the lab modules'
         (modules/src/) in its stage's folder."""
         return ['gdb', '-q', '-nx',

@@ -4,7 +4,7 @@
 # by vm/session/ks on the host, not in gdb:
 #
 # - it compiles the program for i386 (gcc -m32 -static, with vm/guest/ on
-#   the include path for spawn()), as vm/build/initramfs.sh compiles the
+#   the include path for spawn()), as vm/host/initramfs.sh compiles the
 #   guest's programs; nothing i386 runs on the host;
 # - it packs the program into /task/5/bin in a second cpio archive after
 #   the guest's initramfs (the kernel unpacks concatenated archives in

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/modules.sh K: build the lab modules (vm/guest/modules/*.c) against stage K's
+# vm/host/modules.sh K: build the lab modules (vm/guest/modules/*.c) against stage K's
 # kernel and pack them as build/stage-K/modules.cpio (/lib/modules/*.ko),
 # which vm/session/session.py appends to the initramfs of every stage-K guest. Modules
 # are per stage: each must match its kernel's vermagic. They are loaded in
@@ -7,7 +7,7 @@
 #
 # Inputs: the stage's kernel (its kernel.stamp), vm/guest/modules/ and this
 # script; their fingerprint is written to modules.stamp last.
-# vm/build/stage.sh runs it in a subshell, as it runs kernel.sh.
+# vm/host/stage.sh runs it in a subshell, as it runs kernel.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kmake.sh"
 
@@ -16,7 +16,7 @@ obj=$(stage_obj "$k")
 KARCH=$(karch "$k")
 out=$(stage_dir "$k")/modules
 [ -f "$obj/kernel.stamp" ] || die "stage $k has no kernel: run 'make kernel N=$k'"
-key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$TOP/vm/build/modules.sh"; } | sha256sum | cut -c1-16)
+key=$({ cat "$obj/kernel.stamp"; cat "$TOP"/vm/guest/modules/*; cat "$TOP/vm/host/modules.sh"; } | sha256sum | cut -c1-16)
 # The stamp vouches for the archive only while it has the size it was
 # made with: one cut short is made again.
 built() {

@@ -1,4 +1,4 @@
-"""vm/build/class-cache.py STORAGE: which of ccache's remote storages answer.
+"""vm/host/class-cache.py STORAGE: which of ccache's remote storages answer.
 
 STORAGE is ccache's remote_storage setting (CCACHE_REMOTE_STORAGE):
 entries separated by spaces, each a URL with optional |attribute=value

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/apt-update.sh: 'apt-get update', retried while the mirror syncs.
+# vm/host/apt-update.sh: 'apt-get update', retried while the mirror syncs.
 #
 # A Debian mirror in the middle of a sync serves an index whose size does
 # not match its Release file ("File has unexpected size ... Mirror sync in

@@ -5,11 +5,11 @@
 set -eu
 
 # Scripts live below the top (vm/, labs/N/, tests/checks/): the top is the
-# nearest folder up from the script that holds vm/build/lib.sh. make exports TOP
+# nearest folder up from the script that holds vm/host/lib.sh. make exports TOP
 # for the one-liners it runs with sh -c.
 top_of() {
 	d=$(cd "$(dirname "$1")" && pwd)
-	while [ ! -f "$d/vm/build/lib.sh" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
+	while [ ! -f "$d/vm/host/lib.sh" ] && [ "$d" != / ]; do d=$(dirname "$d"); done
 	echo "$d"
 }
 TOP=${TOP:-$(top_of "$0")}
@@ -67,7 +67,7 @@ patched_files() { stage_patches "$1" | xargs -r sed -n 's|^+++ b/\([^	]*\).*|\1|
 # EXERCISES. Every folder keeps its tree in src/ and its objects in obj/,
 # stage 0 too: the compiler then sees the same relative paths in all of
 # them, and one kernel's objects can start another's build
-# (vm/build/seed-obj.sh).
+# (vm/host/seed-obj.sh).
 EXERCISES=${EXERCISES:-$BUILD/exercises}
 stage_dir() { case $1 in e*) echo "$EXERCISES/${1#e}" ;; *) echo "$BUILD/stage-$1" ;; esac; }
 stage_src() { echo "$(stage_dir "$(tree_of "$1")")/src"; }
@@ -175,7 +175,7 @@ class_cache_check() {
 		[ -n "$(find "$_cc_seen" -mmin -1)" ]; then
 		CCACHE_REMOTE_STORAGE=$(sed -n 2p "$_cc_seen")
 	else
-		CCACHE_REMOTE_STORAGE=$(python3 "$TOP/vm/build/class-cache.py" "$CCACHE_REMOTE_STORAGE")
+		CCACHE_REMOTE_STORAGE=$(python3 "$TOP/vm/host/class-cache.py" "$CCACHE_REMOTE_STORAGE")
 		mkdir -p "$BUILD"
 		# Its URLs may hold a password: for this user's eyes only.
 		(umask 077 && printf '%s\n%s\n' "$_cc_key" "$CCACHE_REMOTE_STORAGE" > "$_cc_seen.$$")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/deps.sh: make sure the host has what the project needs.
+# vm/host/deps.sh: make sure the host has what the project needs.
 #
 # Debian packages are checked with one dpkg-query call (under a second when
 # all are present). The guest's busybox is the i386 static build, fetched
@@ -44,7 +44,7 @@ if ! dpkg --print-foreign-architectures | grep -qx i386; then
     sudo dpkg --add-architecture i386 && sudo apt-get update"
 	say "enabling the i386 architecture in apt"
 	dpkg --add-architecture i386
-	sh "$TOP/vm/build/apt-update.sh"
+	sh "$TOP/vm/host/apt-update.sh"
 fi
 
 need=$(missing_packages | tr '\n' ' ')
@@ -57,7 +57,7 @@ if [ -n "$need" ]; then
 	say "installing Debian packages: $need"
 	# Another apt (unattended-upgrades, say) may hold dpkg's lock: wait for
 	# it rather than fail.
-	sh "$TOP/vm/build/apt-update.sh"
+	sh "$TOP/vm/host/apt-update.sh"
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $need
 	need=$(missing_packages | tr '\n' ' ')

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
+# vm/host/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
 # busybox-static:i386 and its /bin/sh link, vm/guest/init (which makes the other
 # applet links in the guest), the C guest programs from vm/guest/
 # (gcc -m32 -static), each lab's guest script as /labs/N/guest.sh, and the
@@ -7,7 +7,7 @@
 # kernel's own gen_init_cpio, which can create /dev/console without root.
 #
 # Nothing here runs an i386 program: the host may have no IA32 emulation.
-# vm/build/check-initramfs.py reads the finished archive instead, and a guest
+# vm/host/check-initramfs.py reads the finished archive instead, and a guest
 # that could not start (no /init, no /bin/sh, no usable busybox) stops the
 # build here, naming what is missing, rather than panicking at boot.
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +26,7 @@ flock 8
 work=$out.d
 busybox=$BUILD/deps/$(record busybox)/bin/busybox
 [ -x "$busybox" ] || die "no busybox in $BUILD/deps: run 'make deps'"
-[ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/build/tree.sh" 0
+[ -f "$PRISTINE/usr/gen_init_cpio.c" ] || "$TOP/vm/host/tree.sh" 0
 
 rm -rf "$work"
 mkdir -p "$work/bin"
@@ -68,7 +68,7 @@ done
 # to make a broken image on purpose).
 [ -z "${INITRAMFS_LIST_HOOK:-}" ] || sh -c "$INITRAMFS_LIST_HOOK" hook "$work/list"
 "$work/gen_init_cpio" "$work/list" > "$out.tmp"
-if ! python3 "$TOP/vm/build/check-initramfs.py" "$out.tmp" "$arch"; then
+if ! python3 "$TOP/vm/host/check-initramfs.py" "$out.tmp" "$arch"; then
 	rm -f "$out.tmp"
 	die "the initramfs would not start a guest (above); nothing was written to $out"
 fi

@@ -1,5 +1,5 @@
-# vm/build/kmake.sh: how a kernel tree is configured and compiled; sourced
-# after vm/build/lib.sh by what builds in a kernel tree (kernel.sh,
+# vm/host/kmake.sh: how a kernel tree is configured and compiled; sourced
+# after vm/host/lib.sh by what builds in a kernel tree (kernel.sh,
 # modules.sh, the shell checks through tests/lib.sh), never run. A change
 # here changes every kernel (its compile flags or its .config), so
 # kernel.sh's fingerprint holds this file's: an edit rebuilds each kernel
@@ -48,7 +48,7 @@ kernel_make() {
 	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" CCACHE_BASEDIR="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)" \
 		CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u LC_ALL -u LC_CTYPE -u LC_MESSAGES LANG=C.UTF-8 \
-		make -C "$_km_src" O="$_km_obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/build/cc" \
+		make -C "$_km_src" O="$_km_obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/host/cc" \
 		KCFLAGS="$_km_maps" KAFLAGS="$_km_maps" NM=gcc-nm AR=gcc-ar "$@"
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vm/build/check-initramfs.py ARCHIVE [x86_64]: is this initramfs a guest that can start?
+"""vm/host/check-initramfs.py ARCHIVE [x86_64]: is this initramfs a guest that can start?
 
 The programs must be i386 ones, or x86_64 ones for lab 7's guest.
 

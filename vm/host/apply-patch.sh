@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/apply-patch.sh DIR PATCH [REJECTS]: apply PATCH to the tree DIR
+# vm/host/apply-patch.sh DIR PATCH [REJECTS]: apply PATCH to the tree DIR
 # as the series is applied everywhere (stages, exercises, checks): exactly.
 # --fuzz=0: a hunk that only applies with fuzz no longer matches this tree
 # (a moved line is fine, a changed context line is not). Rejected hunks go

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/info.sh WHAT: what make asks of the build layer (vm/build/lib.sh),
+# vm/host/info.sh WHAT: what make asks of the build layer (vm/host/lib.sh),
 # without sourcing it in a one-liner:
 #   stages         the stages patches/ makes, one per line
 #   pythonpath     where the project's Python modules are

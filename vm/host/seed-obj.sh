@@ -1,9 +1,9 @@
 #!/bin/sh
-# vm/build/seed-obj.sh FROM TO: start kernel TO's object folder, which does
+# vm/host/seed-obj.sh FROM TO: start kernel TO's object folder, which does
 # not exist yet, as a copy of kernel FROM's, which is built: Kbuild then
 # rebuilds only what differs between their trees and configs, as it does
 # after a developer's `git checkout`. Stage 2's tree is stage 0's again
-# (vm/build/tree.sh keeps the files its patches leave unchanged as the
+# (vm/host/tree.sh keeps the files its patches leave unchanged as the
 # pristine ones), so stage 2 after stage 0 compiles only the few files
 # that print the kernel's name (LOCALVERSION) and relinks; an exercise
 # (TO = eN), seeded as its tree is made, starts from its base stage's
@@ -13,7 +13,7 @@
 # absolute paths: the command lines it compares before reusing an object
 # (.*.cmd), Kconfig's list of its inputs, symlinks into the tree. They
 # are rewritten from FROM's folder to TO's. The kernel's objects name no
-# folder (vm/build/kmake.sh's -fdebug-prefix-map); the few built without
+# folder (vm/host/kmake.sh's -fdebug-prefix-map); the few built without
 # those flags (host tools, the real-mode boot code) keep FROM's folder in
 # their own debug info, which no lab reads (gdb reads vmlinux).
 #

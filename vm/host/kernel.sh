@@ -1,21 +1,21 @@
 #!/bin/sh
-# vm/build/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
+# vm/host/kernel.sh K: build stage K's kernel (bzImage, vmlinux with DWARF, and
 # the kernel's gdb helpers, what M= module builds need) in
 # build/stage-K/obj, unless nothing changed.
-# vm/build/kernel.sh --built K: only say (exit status) whether it is up to date.
-# vm/build/kernel.sh eN: build lab N's exercise, the learner's tree (vm/build/lib.sh's
+# vm/host/kernel.sh --built K: only say (exit status) whether it is up to date.
+# vm/host/kernel.sh eN: build lab N's exercise, the learner's tree (vm/host/lib.sh's
 # stage_src eN), incrementally.
-# vm/build/kernel.sh NAME: a kernel beside the series (vm/stages.toml's
+# vm/host/kernel.sh NAME: a kernel beside the series (vm/stages.toml's
 # [kernels.NAME]: lab 7's x86_64), its row's tree for its machine, with its
-# config fragments merged over vm/build/kernel.config.
+# config fragments merged over vm/host/kernel.config.
 #
-# Inputs: the stage's source tree (tarball + patches), vm/build/kernel.config,
-# this script, the compiler wrapper vm/build/cc and how a kernel is
-# configured and compiled, vm/build/kmake.sh.
+# Inputs: the stage's source tree (tarball + patches), vm/host/kernel.config,
+# this script, the compiler wrapper vm/host/cc and how a kernel is
+# configured and compiled, vm/host/kmake.sh.
 # Their fingerprint is written to kernel.stamp after a successful build;
 # while it matches, this script returns at once without running make.
 #
-# vm/build/stage.sh and ahead.sh run it in a subshell of their own, not
+# vm/host/stage.sh and ahead.sh run it in a subshell of their own, not
 # as a program (`(. kernel.sh)`, with their arguments): so it names
 # itself by its path, never by $0, and finds lib.sh beside its caller.
 . "$(dirname "$0")/lib.sh"
@@ -27,8 +27,8 @@ k=${1:?usage: kernel.sh [--built] STAGE}
 src=$(stage_src "$k")
 obj=$(stage_obj "$k")
 KARCH=$(karch "$k")
-fragment=$TOP/vm/build/kernel.config
-named=vm/build/kernel.config
+fragment=$TOP/vm/host/kernel.config
+named=vm/host/kernel.config
 case $k in [0-9]*|e*) more= ;; *) more=$(kfact "$k" config) ;; esac
 if [ -n "$more" ]; then
 	# A kernel beside the series: one fragment, its own lines winning,
@@ -48,8 +48,8 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 	[ -z "$only_ask" ] || exit 1
 	[ -d "$src/.git" ] || die "no exercise tree at $src: run 'make exercise N=${k#e}'"
 	key=$(sha256sum < "$fragment" | cut -c1-16) ;;
-*)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$TOP/vm/build/kernel.sh")" \
-		"$(sha256sum < "$TOP/vm/build/cc")" "$(sha256sum < "$TOP/vm/build/kmake.sh")" | sha256sum | cut -c1-16) ;;
+*)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$TOP/vm/host/kernel.sh")" \
+		"$(sha256sum < "$TOP/vm/host/cc")" "$(sha256sum < "$TOP/vm/host/kmake.sh")" | sha256sum | cut -c1-16) ;;
 esac
 
 built() {
@@ -86,15 +86,15 @@ case $k in
 e*)	what="lab ${k#e}'s exercise kernel" ;;
 [!0-9]*) what="the $k kernel (stage $(tree_of "$k")'s tree for $KARCH)"
 	built && exit 0
-	"$TOP/vm/build/tree.sh" "$(tree_of "$k")" ;;
+	"$TOP/vm/host/tree.sh" "$(tree_of "$k")" ;;
 *)	what="stage $k's kernel"
 	built && exit 0
-	"$TOP/vm/build/tree.sh" "$k"
+	"$TOP/vm/host/tree.sh" "$k"
 	# A first build starts from stage 0's objects, when they are built:
 	# Kbuild then rebuilds what the stage's patches change (stage 2's,
 	# nothing: the files that print its name, then the link).
-	if [ "$k" != 0 ] && [ ! -e "$obj" ] && (set -- --built 0; . "$TOP/vm/build/kernel.sh"); then
-		"$TOP/vm/build/seed-obj.sh" 0 "$k"
+	if [ "$k" != 0 ] && [ ! -e "$obj" ] && (set -- --built 0; . "$TOP/vm/host/kernel.sh"); then
+		"$TOP/vm/host/seed-obj.sh" 0 "$k"
 	fi ;;
 esac
 # Something to build: a class cache that does not answer is left out now.

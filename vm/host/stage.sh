@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/stage.sh K: stage K's kernel, then the lab modules built against
+# vm/host/stage.sh K: stage K's kernel, then the lab modules built against
 # it: what every lab and check needs of a stage (each step a no-op when
 # nothing changed). Each runs in a subshell of this script, with its
 # arguments, rather than as a program of its own: a warm `make lab`

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/tree.sh K: make sure stage K's kernel source tree exists and matches
+# vm/host/tree.sh K: make sure stage K's kernel source tree exists and matches
 # its inputs (the tarball and patches/1..K).
 #
 # The tarball is extracted once into build/src/linux and never touched again.
@@ -48,7 +48,7 @@ apply_patches() {
 # relink_unchanged DIR: a file that the patches leave as it was in the
 # pristine tree (stage 2 undoes stage 1's changes) becomes the pristine
 # file again, with its mtime: make then takes it as unchanged, and a stage
-# started from stage 0's objects (vm/build/seed-obj.sh) rebuilds only what
+# started from stage 0's objects (vm/host/seed-obj.sh) rebuilds only what
 # really differs. Only for a stage with no objects yet: objects built from
 # an earlier version of the file are newer than the pristine one, and
 # make would keep them.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/build/setup.sh: first-time set-up on Debian 12, the README's first command.
+# vm/host/setup.sh: first-time set-up on Debian 12, the README's first command.
 # Installs make, then runs 'make deps' (Debian packages, the guest's
 # busybox, lab 6's crash) with root rights: directly in a root shell
 # (where sudo is often not installed), through sudo otherwise.
@@ -11,13 +11,13 @@ if [ "$(id -u)" = 0 ]; then
 elif command -v sudo >/dev/null; then
 	as_root() { sudo "$@"; }
 else
-	echo "setup.sh: error: installing Debian packages needs root, and sudo is not installed. Run this as root (su -c 'sh vm/build/setup.sh'), then run the labs as yourself." >&2
+	echo "setup.sh: error: installing Debian packages needs root, and sudo is not installed. Run this as root (su -c 'sh vm/host/setup.sh'), then run the labs as yourself." >&2
 	exit 1
 fi
 
 if ! command -v make >/dev/null; then
 	echo "[setup.sh] installing make" >&2
-	as_root sh vm/build/apt-update.sh
+	as_root sh vm/host/apt-update.sh
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q make
 fi
 as_root make deps
