@@ -133,7 +133,7 @@ def lab(n):
                 other, machine(other)['name'], n, machine(facts['stage'])['name'],
                 ' '.join(k for k in kernel_names() if machine(k)['name'] ==
                          machine(facts['stage'])['name'])))
-        facts['stage'] = stage(other)['number']
+        facts.update(own_kernel=facts['stage'], stage=stage(other)['number'])
     facts.update(number=n, folder=folder,
                  stage_facts=stage(facts['stage']))
     # EXERCISE=1 (make grade N=2 EXERCISE=1): the lab runs the learner's
