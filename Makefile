@@ -25,11 +25,13 @@ export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 # are (vm/host/lib.sh). Made again when one of its sources changes, so
 # that a warm make runs no program to learn them.
 MAKE_FACTS = $(BUILD)/make.mk
--include $(MAKE_FACTS)
+include $(MAKE_FACTS)
 $(MAKE_FACTS): vm/host/info.sh vm/host/lib.sh vm/session/facts.py vm/stages.toml \
-		$(wildcard labs/*/lab.toml) labs $(wildcard patches/*/*.patch) patches
+		$(wildcard labs/*/lab.toml) labs $(wildcard labs/*/) $(wildcard patches/*/*.patch) patches \
+		$(wildcard patches/*/)
 	@mkdir -p $(BUILD)
-	@vm/host/info.sh make > $@.tmp && mv $@.tmp $@
+	@vm/host/info.sh make > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
 
 empty :=
 # The Python programs make runs find the project's modules.
@@ -80,17 +82,20 @@ DEPS_CHECKED = $(BUILD)/deps/checked
 CRASH_I386 = $(BUILD)/deps/crash/usr/bin/crash
 deps: $(DEPS_CHECKED)
 
-$(DEPS_CHECKED): vm/host/deps.sh vm/stages.toml $(wildcard /var/lib/dpkg/status) $(CRASH_I386)
+$(DEPS_CHECKED): vm/host/deps.sh vm/stages.toml $(wildcard /var/lib/dpkg/status) $(CRASH_I386) \
+		$(BUSYBOXES) $(if $(KS_EXTRA_PACKAGES),FORCE)
 	@vm/host/deps.sh
 	@rm -f $@ && touch $@
 
 $(CRASH_I386):
 	@vm/host/deps.sh
 
+FORCE:
+
 # A lab make knows (LABS) needs no program to say so; any other N gets
 # vm/session/ks's refusal, with the list of labs.
 check-lab:
-	@$(if $(filter 1,$(words $(filter $(N),$(LABS)) $(wordlist 2,9,$(N)))),,vm/session/ks valid "$(N)")
+	@$(if $(and $(filter 1,$(words $(N))),$(filter $(LABS),$(N))),,vm/session/ks valid "$(N)")
 
 check-stage:
 	@vm/host/info.sh valid-stage "$(N)"

@@ -12,7 +12,9 @@ the titles are the plain ones a learner reads.
 No gdb in here: the host graders (labs 5 and 6) use it too.
 """
 import os
+import sys
 import traceback
+import types
 
 from gradelib import expect_true, test
 
@@ -58,13 +60,23 @@ def load(solution, name='task'):
     None with solution.error saying why (the learner's own traceback
     line, not ours)."""
     try:
-        # As `python3 FILE` would run it, under the name NAME, in a
-        # namespace of its own; its file name stays in tracebacks.
-        with open(solution.path) as f:
+        # As a module of its own, named NAME, while it runs (a dataclass
+        # looks its module up); its file name stays in tracebacks, and
+        # read as bytes, its coding line is honoured.
+        with open(solution.path, 'rb') as f:
             code = compile(f.read(), solution.path, 'exec')
-        names = {'__name__': name, '__file__': solution.path}
-        exec(code, names)
-        solution.module = names
+        module = types.ModuleType(name)
+        module.__file__ = solution.path
+        was = sys.modules.get(name)
+        sys.modules[name] = module
+        try:
+            exec(code, module.__dict__)
+        finally:
+            if was is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = was
+        solution.module = module.__dict__
     except BaseException as e:     # SyntaxError, SystemExit, gdb.error...
         where = [f for f in traceback.extract_tb(e.__traceback__)
                  if f.filename == solution.path]

@@ -1,6 +1,6 @@
 # Every lab's facts file (labs/N/lab.toml) holds together, before any
 # guest boots: its stage is one vm/stages.toml describes; the files its
-# kind needs are there (lab.gdb for a gdb lab, grade.py, the guest
+# kind needs are there (a stop and a banner for a gdb lab, grade.py, the guest
 # workload it names); and the questions its README asks a learner are
 # exactly the ones its grader answers (the [questions] of lab.toml), so
 # that `make grade ANSWERS=...` accepts every key the README lists; and a

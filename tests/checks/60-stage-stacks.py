@@ -9,20 +9,16 @@
 # stack pointer and the per-CPU hardirq/softirq stack pointers. Where a stage
 # has IRQ stacks, the esp saved at the bottom word of the IRQ stack must
 # point back into the interrupted task's stack. The project's ks- commands
-# (gdb-scripts/) must report what these raw facts show; tests/gdb/
+# (gdb-scripts/) must report what these raw facts show; tests/
 # check_commands.py holds the ones beyond ks-where and ks-irqstacks. The
 # raw facts are the records of tests/gdb/stage_facts.py.
 import os
-import sys
 
-from checklib import (PROBES, Guest, expect, facts, in_guest, probe, records,
-                      stages)
+import check_commands
+from checklib import Guest, expect, facts, in_guest, probe, records, stages
 from session import stage_obj
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-sys.path.insert(0, PROBES)
-import check_commands                                                 # noqa: E402
 
 
 def within(addr, base, size):

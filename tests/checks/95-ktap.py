@@ -3,38 +3,47 @@
 # parser, tools/testing/kunit/kunit_parser.py of the 6.1 tree, must read
 # each without an error, with as many results as its plan. Every lab's
 # grader and every task's grader must have reported at least once. Then
-# the parser and gradelib are shown to catch a short report and an empty
+# the parser and results.py are shown to catch a short report and an empty
 # plan.
 import glob
-import io
+import json
 import os
 import re
+import subprocess
 import sys
 
 from checklib import CHECK, TOP, expect, log
 import facts
-import gradelib
+import results
 from session import BUILD
 
 KUNIT = os.path.join(BUILD, 'src', 'linux', 'tools', 'testing', 'kunit')
-sys.path.insert(0, KUNIT)
-import kunit_parser                                                   # noqa: E402
-import kunit_printer                                                  # noqa: E402
+# The parser runs in its own folder, where Python finds the tree's modules
+# (a program's first search path is its current folder): it reads the
+# report on stdin and prints what it made of it. Its own progress lines,
+# which it prints through the Printer it took at import, go to the log.
+PARSE = """
+import io, json, sys
+import kunit_parser, kunit_printer
+out = io.StringIO()
+kunit_parser.stdout = kunit_printer.Printer(out)
+test = kunit_parser.parse_run_tests(sys.stdin.read().splitlines(True))
+S = kunit_parser.TestStatus
+print(json.dumps(dict(
+    n=len(test.subtests), plan=test.expected_count, log=out.getvalue(),
+    bad=bool(test.counts.errors or test.status in (S.NO_TESTS, S.FAILURE_TO_PARSE_TESTS)),
+    errors=list(test.log if test.status != S.SUCCESS and not test.subtests else []))))
+"""
 
 
 def parse(text):
-    """(subtests, plan, errors) of a KTAP report, by the kernel's parser
-    (its own progress lines, which it prints through the Printer it took
-    at import, go to the log)."""
-    out = io.StringIO()
-    kunit_parser.stdout = kunit_printer.Printer(out)
-    test = kunit_parser.parse_run_tests(text.splitlines(True))
-    log(out.getvalue())
-    errors = list(test.log if test.status != kunit_parser.TestStatus.SUCCESS and
-                  not test.subtests else [])
-    bad = test.counts.errors or test.status in (
-        kunit_parser.TestStatus.NO_TESTS, kunit_parser.TestStatus.FAILURE_TO_PARSE_TESTS)
-    return len(test.subtests), test.expected_count, bad, errors
+    """(subtests, plan, bad, errors) of a KTAP report, by the kernel's
+    parser."""
+    p = subprocess.run([sys.executable, '-c', PARSE], cwd=KUNIT, input=text,
+                       stdout=subprocess.PIPE, text=True, check=True)
+    got = json.loads(p.stdout)
+    log(got['log'])
+    return got['n'], got['plan'], got['bad'], got['errors']
 
 
 reports = sorted(glob.glob(os.path.join(CHECK, 'ktap', '*.ktap')))
@@ -61,20 +70,20 @@ expect(reports and not missing, 'every grader and task grader left a KTAP report
        % len(reports), 'none from %s' % ', '.join('lab %d %s' % m for m in missing))
 
 # The parser catches what make grade must refuse: fewer results than the
-# plan, and a plan of nothing; gradelib says the same of both.
+# plan, and a plan of nothing; results.py says the same of both.
 two = [dict(title='a', status='ok'), dict(title='b', status='fail')]
-short = gradelib.ktap(3, two)          # as a grader that crashed would leave it
+short = results.ktap(3, two)          # as a grader that crashed would leave it
 n, plan, bad, _ = parse(short)
 expect(bad or n != plan, 'kunit_parser refuses a report with 2 results of a plan of 3',
        short)
-n, plan, bad, _ = parse(gradelib.ktap(0, []))
+n, plan, bad, _ = parse(results.ktap(0, []))
 expect(bad, 'kunit_parser refuses a report whose plan is 0')
-expect(gradelib.short_of_plan(3, two) and gradelib.short_of_plan(0, []) and
-       not gradelib.short_of_plan(2, two),
+expect(results.short_of_plan(3, two) and results.short_of_plan(0, []) and
+       not results.short_of_plan(2, two),
        'make grade refuses a run short of its plan or with an empty plan, and passes a whole one',
-       [gradelib.short_of_plan(3, two), gradelib.short_of_plan(0, []),
-        gradelib.short_of_plan(2, two)])
-skipped = gradelib.ktap(1, [dict(title='c # 2', status='skip', reason='skipped: it needs x')])
+       [results.short_of_plan(3, two), results.short_of_plan(0, []),
+        results.short_of_plan(2, two)])
+skipped = results.ktap(1, [dict(title='c # 2', status='skip', reason='skipped: it needs x')])
 n, plan, bad, _ = parse(skipped)
 expect(not bad and n == 1 and '# SKIP skipped' in skipped,
        'a skipped check is a KTAP SKIP directive, and a title\'s own # does not start one',

@@ -18,6 +18,7 @@
 # vm/host/stage.sh and ahead.sh run it in a subshell of their own, not
 # as a program (`(. kernel.sh)`, with their arguments): so it names
 # itself by its path, never by $0, and finds lib.sh beside its caller.
+me=kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kmake.sh"
 

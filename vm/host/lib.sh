@@ -29,8 +29,10 @@ TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 
-die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-say() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
+# A script another sources in a subshell (kernel.sh, modules.sh) names
+# itself in $me: $0 is its caller's.
+die() { printf '%s: error: %s\n' "${me:-${0##*/}}" "$*" >&2; exit 1; }
+say() { printf '[%s] %s\n' "${me:-${0##*/}}" "$*" >&2; }
 
 # Stages: 0 is the pristine tree; stage k applies patches/1 .. patches/k in
 # order, so the list is 0 plus every numbered folder under patches/ that

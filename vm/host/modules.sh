@@ -8,6 +8,7 @@
 # Inputs: the stage's kernel (its kernel.stamp), vm/guest/modules/ and this
 # script; their fingerprint is written to modules.stamp last.
 # vm/host/stage.sh runs it in a subshell, as it runs kernel.sh.
+me=modules.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kmake.sh"
 

@@ -3,8 +3,8 @@
 # it: what every lab and check needs of a stage (each step a no-op when
 # nothing changed). Each runs in a subshell of this script, with its
 # arguments, rather than as a program of its own: a warm `make lab`
-# starts as few programs as it can. (Not in an && list: the shell would
-# ignore set -e in the scripts, and a failed step could go unnoticed.)
+# starts as few programs as it can. (Not in an && list: POSIX lets a
+# shell ignore set -e there, and a failed step could go unnoticed.)
 here=$(dirname "$0")
 (. "$here/kernel.sh")
 rc=$?

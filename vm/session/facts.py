@@ -110,7 +110,7 @@ def lab(n):
     number, folder, the stage's facts (stage_facts) and, for the guest's
     workload, the path /init runs in the guest (guest_path)."""
     valid = labs()
-    if not str(n).isdigit() or int(n) not in valid:
+    if not str(n).isdigit() or str(n) != str(int(n)) or int(n) not in valid:
         raise Unknown("unknown lab N='%s'; valid labs: %s (e.g. make lab "
                       "N=%d)" % (n, ' '.join(map(str, valid)), valid[0]))
     n = int(n)
@@ -244,6 +244,8 @@ def _shell(argv):
         for name in ('KERNEL', 'KERNEL_FOR', 'EXERCISE'):
             os.environ.pop(name, None)
         print('LABS := %s' % ' '.join(map(str, labs())))
+        print('BUSYBOXES := %s' % ' '.join('$(BUILD)/deps/%s/bin/busybox' % machine_record(m)['busybox']
+                                           for m in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
         print('EXTRA := %s' % ' '.join(extra_kernels()))
         print('IMAGES := %s' % ' '.join('$(BUILD)/' + machine_record(m)['initramfs'] for m in
                                         _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))

@@ -1,4 +1,4 @@
-# Hold gdb-scripts' commands against raw facts: the host side of
+# Hold gdb-scripts' commands against raw facts (on the host): the host side of
 # tests/checks/60-stage-stacks.py, which imports it.
 #
 # The facts are the records of tests/gdb/stage_facts.py: raw per-CPU
