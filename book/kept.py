@@ -131,6 +131,12 @@ KINDS = [
      "wrote, whether the check reported, which panic)",
      re.compile(r'^(\|N \|room N ).*$|^(N\troom N\t).*$', re.M),
      lambda m: (m.group(1) or m.group(2)) + 'OUTCOME'),
+    ("what came of lab 4's descent where the IRQ-entry check reported on the task "
+     "stack (stage 1: the report itself runs off the end, and what lies under the "
+     "stack decides whether it faults there or the scheduler panics later)",
+     re.compile(r'^(\|N \|frames N \|)(?=.*\|N \(task\) \|).*$|'
+                r'^(N\tframes N\t)(?=.*\ttask\t).*$', re.M),
+     lambda m: (m.group(1) or m.group(2)) + 'OUTCOME, the check on the task stack'),
     ("what came of an LKDTM recursion that returned (EXHAUST_STACK where no guard "
      "page stops it: what its writes under the stack hit decides)",
      re.compile(r'^(\|[^|]*\|EXHAUST_STACK \|`FAIL: survived without exhausting '
