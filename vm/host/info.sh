@@ -2,7 +2,6 @@
 # vm/host/info.sh WHAT: what make asks of the build layer (vm/host/lib.sh),
 # without sourcing it in a one-liner:
 #   stages         the stages patches/ makes, one per line
-#   pythonpath     where the project's Python modules are
 #   valid-stage N  nothing if N is a stage; else a clear error, and exit 1
 #   make           all make needs to know, as make variables: the Makefile
 #                  includes it (build/make.mk), made again when its sources
@@ -11,7 +10,6 @@
 
 case ${1:-} in
 stages) stages ;;
-pythonpath) echo "$PYTHONPATH" ;;
 make)
 	# Paths under $(TOP): the file stays true if the checkout moves.
 	printf 'KS_PYTHONPATH :='; printf ' $(TOP)/%s' $PYTHON_DIRS; echo
@@ -19,5 +17,5 @@ make)
 	python3 "$TOP/vm/session/facts.py" make ;;
 valid-stage)
 	valid_stage "${2:-}" || die "unknown stage N=${2:-}; stages: $(stages | tr '\n' ' ')" ;;
-*) die "usage: info.sh stages | pythonpath | valid-stage N | make" ;;
+*) die "usage: info.sh stages | valid-stage N | make" ;;
 esac

@@ -214,21 +214,12 @@ def tolerance(n, key):
 def _shell(argv):
     """What the shell scripts ask (vm/host/info.sh): one answer a line."""
     what, args = argv[0], argv[1:]
-    if what == 'kernels':
-        print('\n'.join(kernel_names()))
-    elif what == 'extra':
-        print('\n'.join(extra_kernels()))
-    elif what == 'kernel':          # kernel K FIELD: a field of its row
+    if what == 'kernel':          # kernel K FIELD: a field of its row
         value = stage(args[0])[args[1]]
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
     elif what == 'machine':         # machine K FIELD: of its machine's record
         value = machine(args[0])[args[1]]
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
-    elif what == 'image':           # image N: lab N's kernel's guest image
-        print(machine(lab(args[0])['stage'])['initramfs'])
-    elif what == 'images':          # every machine's guest image
-        print(' '.join(machine_record(m)['initramfs'] for m in
-                       _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
     elif what == 'record':          # record NAME FIELD: of machine NAME
         value = machine_record(args[0])[args[1]]
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
@@ -236,8 +227,6 @@ def _shell(argv):
         for name in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']:
             m = machine_record(name)
             print(m['busybox'], m['busybox_package'])
-    elif what == 'machines':
-        print('\n'.join(_load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
     elif what == 'make':            # what the Makefile reads (vm/host/info.sh make)
         # Each lab's own image: KERNEL= may only name a kernel of the
         # same machine, and EXERCISE=1 runs the lab's machine too.
@@ -252,8 +241,8 @@ def _shell(argv):
         for n in labs():
             print('LAB_IMAGE_%d := %s' % (n, machine(lab(n)['stage'])['initramfs']))
     else:
-        raise SystemExit('usage: facts.py kernels | extra | machines | images | image N | kernel K FIELD | '
-                         'machine K FIELD | record MACHINE FIELD | make')
+        raise SystemExit('usage: facts.py kernel K FIELD | machine K FIELD | record MACHINE FIELD | '
+                         'busyboxes | make')
 
 
 if __name__ == '__main__':
