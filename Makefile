@@ -21,8 +21,7 @@ export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 # variables (vm/host/info.sh make): STAGES; LABS; EXTRA, the kernels
 # beside the stages (lab 7's: vm/stages.toml's [kernels.NAME] rows);
 # IMAGES, every machine's guest image ([machine.NAME] records);
-# LAB_IMAGE_n, lab n's; KS_PYTHONPATH, where the project's Python modules
-# are (vm/host/lib.sh). Made again when one of its sources changes, so
+# LAB_IMAGE_n, lab n's. Made again when one of its sources changes, so
 # that a warm make runs no program to learn them.
 MAKE_FACTS = $(BUILD)/make.mk
 include $(MAKE_FACTS)
@@ -33,9 +32,9 @@ $(MAKE_FACTS): vm/host/info.sh vm/host/lib.sh vm/session/facts.py vm/stages.toml
 	@vm/host/info.sh make > $@.tmp || { rm -f $@.tmp; exit 1; }
 	@mv $@.tmp $@
 
-empty :=
-# The Python programs make runs find the project's modules.
-export PYTHONPATH := $(subst $(empty) $(empty),:,$(strip $(KS_PYTHONPATH)))$(if $(PYTHONPATH),:$(PYTHONPATH))
+# The project's Python is one tree of packages rooted here (vm.session,
+# labs, tests, book): a program runs as a module, from this folder.
+KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
@@ -93,9 +92,9 @@ $(CRASH_I386):
 FORCE:
 
 # A lab make knows (LABS) needs no program to say so; any other N gets
-# vm/session/ks's refusal, with the list of labs.
+# vm/session/ks.py's refusal, with the list of labs.
 check-lab:
-	@$(if $(and $(filter 1,$(words $(N))),$(filter $(LABS),$(N))),,vm/session/ks valid "$(N)")
+	@$(if $(and $(filter 1,$(words $(N))),$(filter $(LABS),$(N))),,$(KS) valid "$(N)")
 
 check-stage:
 	@vm/host/info.sh valid-stage "$(N)"
@@ -133,39 +132,39 @@ initramfs: $(INITRAMFS)
 # Every machine's guest image.
 images: $(IMAGES)
 
-# vm/session/ks builds what the lab or stage needs (kernel.sh and modules.sh are
+# vm/session/ks.py builds what the lab or stage needs (kernel.sh and modules.sh are
 # no-ops when nothing changed), then boots it (vm/session/session.py).
 boot: check-stage deps initramfs
-	@vm/session/ks boot $(N)
+	@$(KS) boot $(N)
 
 # The guest image of lab N's kernel's machine (KERNEL= may name another
 # kernel of the same lab: vm/session/facts.py).
 LAB_IMAGE = $(BUILD)/$(or $(LAB_IMAGE_$(N)),initramfs.cpio)
 
 lab: check-lab deps $(LAB_IMAGE)
-	@vm/session/ks lab $(N)
+	@$(KS) lab $(N)
 
 # The learner's starting point for lab k's exercise: a file of their own
 # (labs 0, 1, 5, 6: the lab's task), or a kernel tree (labs 2 and 3);
 # EXERCISE=1 makes `make lab` and `make grade` build and boot it.
 exercise: check-lab deps
-	@vm/session/ks exercise $(N)
+	@$(KS) exercise $(N)
 
 # One more hint for lab k's exercise each time.
 hint: check-lab
-	@vm/session/ks hint $(N)
+	@$(KS) hint $(N)
 
 # A post-mortem: dump stage k after lab 6's panic (N=7: lab 7's x86_64
 # kernel after its guard-page panic), open it with crash.
 crash: deps $(LAB_IMAGE)
-	@vm/session/ks crash $(N)
+	@$(KS) crash $(N)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines); by
 # default answers/labN.txt, if there is one. With no N, one table of every
-# lab (vm/session/ks grade-all, ANSWERS: a folder of labN.txt files): it builds and
+# lab (vm/session/ks.py grade-all, ANSWERS: a folder of labN.txt files): it builds and
 # boots only for a lab that was started, so it needs none of the rest.
 grade: $(if $(N),check-lab deps $(LAB_IMAGE))
-	@$(if $(N),vm/session/ks grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),vm/session/ks grade-all $(ANSWERS))
+	@$(if $(N),$(KS) grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),$(KS) grade-all $(ANSWERS))
 
 check: deps kernels images
 	@tests/run.sh
@@ -175,14 +174,14 @@ check: deps kernels images
 # make check makes them again and compares (book/kept.py); make promote
 # keeps what the last make check made, for review as a diff of book/runs/.
 transcripts: deps kernels initramfs
-	@book/transcripts.py
+	@python3 -m book.transcripts
 
 # (No deps: the book needs only what sh vm/host/setup.sh installed.)
 book:
 	@book/build.sh
 
 promote:
-	@book/kept.py promote
+	@python3 -m book.kept promote
 
 bench: deps kernels images
 	@tests/bench.sh

@@ -29,7 +29,7 @@ run)
 	fix="'make check' makes it (or 'make transcripts' and the check that runs it)" ;;
 *) die "KS_BOOK_FROM is 'kept' (book/runs/) or 'run' (this build folder), not '$source'" ;;
 esac
-python3 "$TOP/book/kept.py" list | while read -r kept; do
+py book.kept list | while read -r kept; do
 	case $source:$kept in
 	run:transcripts/*|run:figures/*) f=$out/$kept ;;
 	run:results/*) f=$BUILD/$kept ;;
@@ -38,9 +38,9 @@ python3 "$TOP/book/kept.py" list | while read -r kept; do
 	[ -s "$f" ] || die "the book needs $f: $fix"
 done || exit 1
 "$TOP/book/reference.sh"
-python3 "$TOP/book/plots.py" "$results" "$out/figures" || die "the plots of labs 4 and 5 failed"
-python3 "$TOP/book/figure26.py" "$out/figures" || die "the figure of 2.6's stacks failed"
-python3 "$TOP/book/modelfigs.py" "$out/figures" || die "the model chapter's figures failed"
+py book.plots "$results" "$out/figures" || die "the plots of labs 4 and 5 failed"
+py book.figure26 "$out/figures" || die "the figure of 2.6's stacks failed"
+py book.modelfigs "$out/figures" || die "the model chapter's figures failed"
 
 attrs="-a transcripts=$transcripts -a results=$results -a generated=$out -a patches=$TOP/patches"
 # The transcripts' [source,session] blocks: prompts and commands set apart.

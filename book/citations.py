@@ -75,8 +75,8 @@ import re
 import subprocess
 import sys
 
-import facts
-import session
+from vm.session import facts
+from vm.session import session
 
 TOP = facts.TOP
 PRISTINE = os.path.join(session.BUILD, 'src', 'linux')   # vm/host/lib.sh's

@@ -5,7 +5,7 @@
 import os
 import sys
 
-from stackdraw import Column, draw
+from book.stackdraw import Column, draw
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

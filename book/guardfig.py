@@ -10,9 +10,9 @@
 
 import gdb
 
-import facts
+from vm.session import facts
 from kstack import stacks
-from stackdraw import Column, draw, live
+from book.stackdraw import Column, draw, live
 
 PAGE = 4096
 

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 
-from layout import WRAP_MARK
+from book.layout import WRAP_MARK
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)

@@ -13,8 +13,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-import facts
-from svg import COLORS, SMALL, TEXT, Svg, wrap
+from vm.session import facts
+from book.svg import COLORS, SMALL, TEXT, Svg, wrap
 
 WIDTH = 660
 STEP = SMALL + 4                     # baseline to baseline, small text

@@ -8,9 +8,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-import facts
-from results import read_table
-from svg import COLORS, SMALL, TEXT, Svg, text_width
+from vm.session import facts
+from vm.session.results import read_table
+from book.svg import COLORS, SMALL, TEXT, Svg, text_width
 
 
 def legend(svg, x, y, items):

@@ -36,8 +36,8 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-import svg
-import transcripts
+from book import svg
+from book import transcripts
 
 PHONE = 420                          # px: the narrow screen
 failed = 0

@@ -8,7 +8,7 @@
 # next one's, so they cross no label.
 import os
 
-from svg import COLORS, SMALL, TEXT, Svg, wrap
+from book.svg import COLORS, SMALL, TEXT, Svg, wrap
 
 MARGIN, COL_W, COL_GAP, HEIGHT = 12, 162, 54, 330
 STEP = TEXT + 3                      # baseline to baseline

@@ -11,7 +11,7 @@
 import gdb
 
 from kstack import stacks
-from stackdraw import Column, draw, live
+from book.stackdraw import Column, draw, live
 
 
 def place(addr, area):

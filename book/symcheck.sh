@@ -14,7 +14,7 @@ missing= total=0
 for chapter in "${KS_CHAPTERS:-$TOP/book/chapters}"/*.adoc; do
 	name=$(basename "$chapter" .adoc)
 	case $name in
-	lab[0-9]*) stage=$("$TOP/vm/session/ks" stage "${name#lab}") ;;
+	lab[0-9]*) stage=$(python3 -m vm.session.ks stage "${name#lab}") ;;
 	*) stage=0 ;;
 	esac
 	map=$(stage_obj "$stage")/System.map

@@ -33,10 +33,10 @@ from datetime import datetime, timezone
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-import crash
-from layout import WIDTH, WRAP_MARK  # a longer line is broken, continued two spaces in
-import facts
-from session import BUILD, TIMEOUT, TOP, Guest, GuestError, arch, lab_scripts, say
+from vm.session import crash
+from book.layout import WIDTH, WRAP_MARK  # a longer line is broken, continued two spaces in
+from vm.session import facts
+from vm.session.session import BUILD, TIMEOUT, TOP, Guest, GuestError, arch, lab_scripts, say
 
 OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')

@@ -1,7 +1,7 @@
 # Loaded by every gdb on a guest (vm/session/session.py's Guest.gdb_argv):
-# makes the project's gdb commands importable, and the modules gdb-side
-# code shares with the host: vm/session/results.py, vm/session/facts.py,
-# labs/gradelib.py. The kernel's own lx-* helpers come
+# makes the project's gdb commands importable (the kstack package, here),
+# and the host's packages gdb-side code shares, from the top of the
+# checkout (vm.session.facts, vm.session.results, labs.gradelib). The kernel's own lx-* helpers come
 # from vmlinux-gdb.py next to vmlinux, through gdb's auto-load.
 import os
 import sys
@@ -10,7 +10,7 @@ import gdb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-sys.path[:0] = [HERE, os.path.join(TOP, 'vm', 'session'), os.path.join(TOP, 'labs')]
+sys.path[:0] = [HERE, TOP]
 
 try:
     import linux  # noqa: F401  (the kernel's helpers, from vmlinux-gdb.py)

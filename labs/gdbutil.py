@@ -13,8 +13,8 @@ import re
 
 import gdb
 
-import gradelib
-from gradelib import lab_number
+from labs import gradelib
+from labs.gradelib import lab_number
 
 LABS = os.path.dirname(os.path.abspath(__file__))
 
@@ -82,7 +82,7 @@ def stop_check(title, function):
 def thread_size_check(title, parent):
     """Register the check that the lab's kernel was built with its
     stage's THREAD_SIZE (vm/stages.toml)."""
-    import facts
+    from vm.session import facts
     want = facts.lab(lab_number())['stage_facts']['thread_size']
     return gradelib.test(title, parent=parent)(lambda: gradelib.expect(
         thread_size(), want, 'THREAD_SIZE (sizeof(init_stack))'))

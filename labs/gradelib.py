@@ -30,9 +30,9 @@ uses it as the gdb graders do.
 import os
 import traceback
 
-import facts
-import results
-from results import indent
+from vm.session import facts
+from vm.session import results
+from vm.session.results import indent
 
 TESTS = []
 # Where the grader stood when a check stopped with an error (gdbutil

@@ -36,7 +36,7 @@ import time
 
 import gdb
 
-import facts
+from vm.session import facts
 from kstack import death, frames, stacks
 
 GUEST_ENDED = 3      # vm/session/ks reads this exit status

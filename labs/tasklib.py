@@ -16,7 +16,7 @@ import sys
 import traceback
 import types
 
-from gradelib import expect_true, test
+from labs.gradelib import expect_true, test
 
 
 class Solution:

@@ -75,7 +75,7 @@ boot_best() {
 import sys
 import time
 
-from session import READY_MARKER, Guest
+from vm.session.session import READY_MARKER, Guest
 stage = int(sys.argv[1]) if sys.argv[1].isdigit() else sys.argv[1]
 best = None
 for _ in range(5):

@@ -8,7 +8,7 @@
 # line per check through REPORT(good, what, got=None).
 import re
 
-import facts
+from vm.session import facts
 
 
 def lines(text):

@@ -12,10 +12,10 @@ TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))
 os.environ['TOP'] = TOP                     # vm/ modules read it too
 
-import facts                                 # noqa: F401
-import results                               # noqa: F401
-from session import BUILD, TIMEOUT, Guest, GuestError  # noqa: F401
-from layout import WIDTH, WRAP_MARK
+from vm.session import facts                                 # noqa: F401
+from vm.session import results                               # noqa: F401
+from vm.session.session import BUILD, TIMEOUT, Guest, GuestError  # noqa: F401
+from book.layout import WIDTH, WRAP_MARK
 
 CHECK = os.path.join(BUILD, 'check')         # this run's logs and tables
 PROBES = os.path.join(TOP, 'tests', 'gdb')   # the gdb-side probes
@@ -106,8 +106,8 @@ def experiment(n, table):
     return its rows (build/results/TABLE.tsv, by column name); a failed
     run is one failed check, and the check ends there."""
     import subprocess
-    path = os.path.join(TOP, 'labs', str(n), 'experiment.py')
-    rc = subprocess.call([sys.executable, path], stdout=sys.stderr)
+    rc = subprocess.call([sys.executable, '-m', 'labs.%d.experiment' % n], cwd=TOP,
+                         stdout=sys.stderr)
     if rc:
         not_ok('labs/%d/experiment.py ran to its end (got: exit %d)' % (n, rc))
         sys.exit(0)
@@ -132,8 +132,8 @@ def ks(*args, exercise=True, stdin=b'', env=None):
     import subprocess
     import time
     t0 = time.time()
-    p = subprocess.run([os.path.join(TOP, 'vm', 'session', 'ks')] + [str(a) for a in args],
-                       input=stdin, env=dict(os.environ, EXERCISE='1' if exercise
+    p = subprocess.run([sys.executable, '-m', 'vm.session.ks'] + [str(a) for a in args],
+                       cwd=TOP, input=stdin, env=dict(os.environ, EXERCISE='1' if exercise
                                              else '0', **(env or {})),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = p.stdout.decode(errors='replace')

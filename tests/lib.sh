@@ -32,7 +32,7 @@ gone_within() {
 open_lab() {
 	log=$BUILD/check/lab0-$1.log
 	mkfifo "$log.stdin"
-	"$TOP/vm/session/ks" lab 0 < "$log.stdin" > "$log" 2>&1 &
+	python3 -m vm.session.ks lab 0 < "$log.stdin" > "$log" 2>&1 &
 	LAB=$!
 	eval "exec $2> \"\$log.stdin\""
 	rm -f "$log.stdin"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/run.sh: the test runner behind `make check`.
 #
-# Runs every tests/checks/*.sh (with sh) and *.py (with python3), all in
+# Runs every tests/checks/*.sh (with sh) and *.py (with python3 -m), all in
 # name order. A check script prints one line per check, "ok - WHAT" or
 # "not ok - WHAT" (tests/lib.sh and tests/checklib.py have the helpers),
 # and its other output goes to build/check/NAME.log. A script that exits
@@ -9,6 +9,7 @@
 # check can never pass silently. Ends with "N passed, M failed".
 . "$(dirname "$0")/../vm/host/lib.sh"
 
+cd "$TOP"	# every check runs from the top, where the project's Python imports from
 logs=$BUILD/check
 # A run of some checks (CHECKS=...) keeps the other checks' logs: two
 # such runs may go on at once.
@@ -33,7 +34,10 @@ for script in "$TOP"/tests/checks/*; do
 	t0=$(date +%s)
 	rm -f "$logs/$name.out" "$logs/$name.log"
 	rc=0
-	"$run" "$script" > "$logs/$name.out" 2> "$logs/$name.log" || rc=$?
+	case $run in
+	sh) sh "$script" ;;
+	*) python3 -m "tests.checks.$name" ;;	# the project's modules import from the top
+	esac > "$logs/$name.out" 2> "$logs/$name.log" || rc=$?
 	p=$(grep -c '^ok - ' "$logs/$name.out" || true)
 	f=$(grep -c '^not ok - ' "$logs/$name.out" || true)
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then

@@ -8,7 +8,7 @@
 # on (scheduler-locking): otherwise the first switch the walk's `continue`
 # meets is, in some runs, the other CPU's, onto its softirq stack.
 python
-from gdbutil import interrupted_kernel_task_stack
+from labs.gdbutil import interrupted_kernel_task_stack
 bp = gdb.Breakpoint('__handle_irq', internal=True)
 bp.silent = True
 while not interrupted_kernel_task_stack():

@@ -8,7 +8,7 @@
 # switch the walk's `continue` meets is, in some runs, the other CPU's,
 # onto its softirq stack (the lab's banner tells the learner so).
 python
-from gdbutil import interrupted_kernel_task_stack
+from labs.gdbutil import interrupted_kernel_task_stack
 bp = gdb.Breakpoint('common_interrupt', internal=True)
 bp.silent = True
 while not interrupted_kernel_task_stack():

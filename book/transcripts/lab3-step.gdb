@@ -10,7 +10,7 @@
 # the next that is, as `tbreak do_IRQ`, `continue` would, without
 # printing the stops.
 python
-from gdbutil import cpu, current, interrupted_kernel_task_stack, val
+from labs.gdbutil import cpu, current, interrupted_kernel_task_stack, val
 VECTOR_IRQ = '(*(vector_irq_t *)((char *)&vector_irq + __per_cpu_offset[%d]))[%d]'
 
 

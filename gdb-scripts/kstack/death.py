@@ -28,7 +28,7 @@ import subprocess
 import gdb
 
 from kstack import frames, stacks
-from kernelwords import FIRST, kernel_words, tree_path   # vm/session/kernelwords.py
+from vm.session.kernelwords import FIRST, kernel_words, tree_path   # vm/session/kernelwords.py
 
 # Where guard.py stops: function -> what the kernel is doing there.
 DEATH_POINTS = {'oops_end': 'an oops', 'panic': 'a panic'}

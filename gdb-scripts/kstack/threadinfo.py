@@ -9,7 +9,7 @@
 # bottom word of a task stack holds STACK_END_MAGIC instead.
 import gdb
 
-import facts
+from vm.session import facts
 from kstack import stacks
 
 # A macro, so not in the kernel's DWARF: vm/stages.toml has it.

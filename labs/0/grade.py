@@ -3,12 +3,12 @@
 # kernel's data read a second way.
 import re
 
-import facts
-from gdbutil import (NONE, area_of, continue_to, cpu, current, entry_cost,
-                     frame_name, from_kernel_mode, irq_regs, run, stack_kind,
-                     start_lab, val, word)
-from gradelib import (answer, expect, expect_in, expect_true, lab_number,
-                      run_tests, test)
+from vm.session import facts
+from labs.gdbutil import (NONE, area_of, continue_to, cpu, current, entry_cost,
+                          frame_name, from_kernel_mode, irq_regs, run, stack_kind,
+                          start_lab, val, word)
+from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                           run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']

@@ -5,12 +5,12 @@ import re
 
 import gdb
 
-import facts
-from gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost,
-                     interrupted_kernel_task_stack, on_current_stack, run,
-                     stack_kind, thread_size, val)
-from gradelib import (answer, expect, expect_in, expect_true, lab_number,
-                      run_tests, test)
+from vm.session import facts
+from labs.gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost,
+                          interrupted_kernel_task_stack, on_current_stack, run,
+                          stack_kind, thread_size, val)
+from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                           run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 HITS = 20          # handler stops to measure the depth over

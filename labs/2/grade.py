@@ -5,12 +5,12 @@ import re
 import gdb
 from kstack import switch
 
-import facts
-from gdbutil import (stop_check, NONE, continue_to, cpu, current, entry_cost,
-                     interrupted_kernel_task_stack, irq_stack, run,
-                     stepi_off, thread_size, val, word)
-from gradelib import (answer, expect, expect_in, expect_true, lab_number,
-                      run_tests, test)
+from vm.session import facts
+from labs.gdbutil import (stop_check, NONE, continue_to, cpu, current, entry_cost,
+                          interrupted_kernel_task_stack, irq_stack, run,
+                          stepi_off, thread_size, val, word)
+from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                           run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']

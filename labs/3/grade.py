@@ -5,13 +5,13 @@ import re
 
 import gdb
 
-import facts
-from session import TOP, stage_obj
-from gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost, irq_stack,
-                     ordinary_interrupt, run, stack_kind, thread_size,
-                     val, word)
-from gradelib import (answer, expect, expect_in, expect_true, lab_number,
-                      run_tests, test)
+from vm.session import facts
+from vm.session.session import TOP, stage_obj
+from labs.gdbutil import (stop_check, thread_size_check, NONE, continue_to, cpu, current, entry_cost, irq_stack,
+                          ordinary_interrupt, run, stack_kind, thread_size,
+                          val, word)
+from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                           run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']

@@ -20,9 +20,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-import facts
-import results
-from session import BUILD, DONE_MARKER, Guest, GuestError
+from vm.session import facts
+from vm.session import results
+from vm.session.session import BUILD, DONE_MARKER, Guest, GuestError
 
 DESCENTS = (('frames', 25), ('room', 300))
 STAGES = facts.lab(4)['experiment_stages']

@@ -5,9 +5,9 @@ import re
 
 import gdb
 
-import facts
-from gdbutil import cpu, current, frame_name, run, start_lab, val, word
-from gradelib import answer, expect, expect_in, expect_true, run_tests, test
+from vm.session import facts
+from labs.gdbutil import cpu, current, frame_name, run, start_lab, val, word
+from labs.gradelib import answer, expect, expect_in, expect_true, run_tests, test
 
 MAGIC = facts.kernel()['stack_end_magic']
 DD = {}            # dd's task and the bottom of its stack, at the lab's stop

@@ -6,7 +6,7 @@
 import re
 
 import gdb
-import results
+from vm.session import results
 
 gdb.execute('set breakpoint pending on')
 starts = [gdb.Breakpoint(f) for f in ('frames_write', 'room_write')]

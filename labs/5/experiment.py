@@ -14,9 +14,9 @@ import re
 import sys
 import time
 
-import facts
-import results
-from session import BUILD, Guest, GuestError
+from vm.session import facts
+from vm.session import results
+from vm.session.session import BUILD, Guest, GuestError
 
 STAGES = facts.lab(5)['experiment_stages']     # 8K, then 4K
 COLUMNS = ('stage', 'thread_size', 'threads', 'kernel_stack_per_thread_kb',

@@ -4,11 +4,11 @@
 # are checked by tests/checks/87-*.
 import gdb
 
-import facts
-from gdbutil import (cpu, current, frame_name, run, start_lab, thread_size, val,
-                     word)
-from gradelib import (answer, expect, expect_in, expect_true, lab_number,
-                      run_tests, test)
+from vm.session import facts
+from labs.gdbutil import (cpu, current, frame_name, run, start_lab, thread_size, val,
+                          word)
+from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
+                           run_tests, test)
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']

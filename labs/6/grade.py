@@ -8,11 +8,11 @@
 import os
 import re
 
-import crash
-import facts
-from gradelib import (answer, expect, expect_in, expect_true,
-                      lab_number, run_tests, test)
-from session import BUILD
+from vm.session import crash
+from vm.session import facts
+from labs.gradelib import (answer, expect, expect_in, expect_true,
+                           lab_number, run_tests, test)
+from vm.session.session import BUILD
 
 LAB = facts.lab(lab_number())
 WARN = LAB['stage_facts']['warning_line']

@@ -12,9 +12,9 @@ lines the rows were read from).
 import os
 import re
 
-import facts
-import results
-from session import BUILD, Guest, GuestError
+from vm.session import facts
+from vm.session import results
+from vm.session.session import BUILD, Guest, GuestError
 
 STAGES = facts.lab(7)['experiment_stages']
 TESTS = facts.lab(7)['experiment_tests']

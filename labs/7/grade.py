@@ -13,10 +13,10 @@ import re
 
 import gdb
 
-import facts
-from gdbutil import continue_to, cpu, current, stop_check, thread_size_check
-from gradelib import answer, expect, expect_true, lab_number, run_tests, test
-from session import stage_src
+from vm.session import facts
+from labs.gdbutil import continue_to, cpu, current, stop_check, thread_size_check
+from labs.gradelib import answer, expect, expect_true, lab_number, run_tests, test
+from vm.session.session import stage_src
 
 LAB = facts.lab(lab_number())
 STAGE = LAB['stage_facts']

@@ -5,7 +5,7 @@
 . "$TOP/vm/host/lib.sh"
 . "$TOP/tests/lib.sh"
 
-valid=$("$TOP/vm/session/ks" valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
+valid=$(python3 -m vm.session.ks valid x 2>&1 | sed -n 's/.*valid labs: \([0-9 ]*\).*/\1/p')
 # The list named must be every lab there is (labs/N/lab.toml), not empty.
 labs=$(cd "$TOP/labs" && ls -d [0-9]*/ | tr -d / | sort -n | tr '\n' ' ' | sed 's/ $//')
 if [ -n "$valid" ] && [ "$(echo $valid)" = "$labs" ]; then
@@ -31,7 +31,7 @@ done
 # those its vm/stages.toml describes (read by vm/session/facts.py).
 made_stages() { TOP=$1 "$1/vm/host/info.sh" stages | tr '\n' ' ' | sed 's/ $//'; }
 table_stages() {
-	TOP=$1 python3 -c 'import facts
+	TOP=$1 python3 -c 'from vm.session import facts
 print(*sorted(facts.stages()))'
 }
 made=$(made_stages "$TOP") table=$(table_stages "$TOP")
@@ -66,7 +66,7 @@ bin=$BUILD/check/binary-answers
 mkdir -p "$BUILD/check"
 printf 'why_round_down = \377\376\n' > "$bin"
 rc=0
-out=$("$TOP/vm/session/ks" grade 0 "$bin" 2>&1) || rc=$?
+out=$(python3 -m vm.session.ks grade 0 "$bin" 2>&1) || rc=$?
 echo "ks grade 0 $bin -> exit $rc: $out" >&2
 if [ $rc != 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q 'is not text'; then
 	ok "a binary answers file gets one line ('$out') and exit $rc"

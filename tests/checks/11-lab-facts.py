@@ -26,8 +26,8 @@ import subprocess
 import tempfile
 import time
 
-import answers     # how make grade judges an answer (vm/session/answers.py)
-from checklib import TOP, expect, facts, log
+from vm.session import answers     # how make grade judges an answer (vm/session/answers.py)
+from tests.checklib import TOP, expect, facts, log
 
 # Similar length: the longest option at most this many times the shortest.
 SIMILAR = 1.3

@@ -30,13 +30,13 @@ traced initramfs "$TOP/vm/host/initramfs.sh" "$logs/initramfs.cpio" ||
 # does the same), on lab 6's stage: it must show crash's report of the
 # panic (sys: PANIC).
 traced crash python3 -c 'import sys; 
-import crash, facts
+from vm.session import crash, facts
 with open(sys.argv[2]) as f:
     out = crash.run(facts.lab(6)["stage"], f.read().splitlines())
 print(out)
 sys.exit("PANIC:" not in out)' "$TOP/vm" "$TOP/labs/6/crash.cmds" > /dev/null ||
 	not_ok "lab 6's crash session runs under strace"
-traced grade0 "$TOP/vm/session/ks" grade 0 > /dev/null ||
+traced grade0 python3 -m vm.session.ks grade 0 > /dev/null ||
 	not_ok "lab 0's grader runs under strace and passes"
 for step in initramfs crash grade0; do
 	bad=$(python3 "$TOP/tests/i386-execs.py" "$logs/$step.strace" 2>&1) && rc=0 || rc=$?

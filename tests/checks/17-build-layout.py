@@ -10,9 +10,9 @@ import os
 import subprocess
 import tempfile
 
-import facts
-import session
-from checklib import TOP, expect, stages
+from vm.session import facts
+from vm.session import session
+from tests.checklib import TOP, expect, stages
 
 kinds = [str(k) for k in stages()] + list(facts.extra_kernels()) + ['e2']
 with tempfile.TemporaryDirectory() as elsewhere:

@@ -9,8 +9,8 @@ import shutil
 import sys
 import tempfile
 
-import citations
-from checklib import TOP, expect, log
+from book import citations
+from tests.checklib import TOP, expect, log
 
 if not os.path.isdir(os.path.join(citations.PRISTINE, 'kernel')):
     expect(False, 'the kernel tree the citations are checked in is there',

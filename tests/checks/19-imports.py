@@ -7,16 +7,17 @@
 # their edges must form no cycle: the host's session code is at the
 # bottom, the labs, the gdb commands, the book and the tests above it.
 # The check then proves it can fail, on the same edges with one planted
-# back (vm/session importing labs, as ks once did for gradelib).
+# back (vm/session importing labs).
 import ast
 import os
 import subprocess
 
-from checklib import TOP, expect, log
+from tests.checklib import TOP, expect, log
 
-# Where modules of the project are found, as the Makefile's PYTHONPATH
-# and gdb's loader (gdb-scripts/load.py) set it.
-ROOTS = ('vm/session', 'labs', 'tests', 'book', 'gdb-scripts', 'tests/gdb')
+# The host's packages, imported from the top of the checkout; the gdb
+# side's package, which gdb's loader (gdb-scripts/load.py) finds.
+PACKAGES = ('vm', 'labs', 'tests', 'book')
+GDB_PACKAGE = 'kstack'
 
 
 def folder(path):
@@ -24,40 +25,36 @@ def folder(path):
     return '/'.join(parts[:2]) if parts[0] == 'vm' and len(parts) > 2 else parts[0]
 
 
-def modules():
-    """{module name: the folder that holds it}, from ROOTS."""
-    found = {}
-    for root in ROOTS:
-        for name in os.listdir(os.path.join(TOP, root)):
-            path = os.path.join(TOP, root, name)
-            if name.endswith('.py'):
-                found[name[:-3]] = folder(root + '/' + name)
-            elif os.path.isfile(os.path.join(path, '__init__.py')):
-                found[name] = folder(root + '/' + name)
-    return found
-
-
 def imported(path):
-    """The top-level names of the modules PATH imports."""
+    """The full names of what PATH imports (a from-import's names each
+    with its module's)."""
     with open(os.path.join(TOP, path)) as f:
         tree = ast.parse(f.read(), path)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            yield from (a.name.split('.')[0] for a in node.names)
+            yield from (a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            yield node.module.split('.')[0]
+            yield from (node.module + '.' + a.name for a in node.names)
+
+
+def home(name):
+    """The folder of the project that holds the module NAME, or None."""
+    top = name.split('.')[0]
+    if top in PACKAGES:
+        return folder(name.replace('.', '/'))
+    return 'gdb-scripts' if top == GDB_PACKAGE else None
 
 
 def edges():
     """{(from folder, to folder): [an import that makes it]}."""
-    known = modules()
-    files = subprocess.run(['git', '-C', TOP, 'ls-files', '*.py', 'vm/session/ks'],
+    files = subprocess.run(['git', '-C', TOP, 'ls-files', '*.py'],
                            stdout=subprocess.PIPE, text=True, check=True).stdout.split()
     out = {}
     for path in files:
         for name in imported(path):
-            if name in known and known[name] != folder(path):
-                out.setdefault((folder(path), known[name]), []).append(
+            to = home(name)
+            if to and to != folder(path):
+                out.setdefault((folder(path), to), []).append(
                     '%s imports %s' % (path, name))
     return out
 

@@ -6,8 +6,8 @@
 import os
 import time
 
-from checklib import Guest, expect, in_guest, log, stages
-from session import READY_MARKER, stage_obj
+from tests.checklib import Guest, expect, in_guest, log, stages
+from vm.session.session import READY_MARKER, stage_obj
 
 
 def banner(vmlinux):

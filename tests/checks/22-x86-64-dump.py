@@ -13,8 +13,8 @@ import re
 import subprocess
 import tempfile
 
-import crash
-from checklib import GuestError, expect, log
+from vm.session import crash
+from tests.checklib import GuestError, expect, log
 
 try:
     vmcore = crash.dump('x86_64')

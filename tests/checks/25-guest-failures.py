@@ -5,8 +5,8 @@
 # session gives (vm/session/session.py: GuestError, from Guest.explain).
 import os
 
-from checklib import Guest, GuestError, expect, log
-from session import DONE_MARKER, READY_MARKER
+from tests.checklib import Guest, GuestError, expect, log
+from vm.session.session import DONE_MARKER, READY_MARKER
 
 
 def report(guest, pattern, timeout):

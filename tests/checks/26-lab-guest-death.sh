@@ -70,15 +70,15 @@ died() {
 }
 
 died "lab 0 with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" lab 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" python3 -m vm.session.ks lab 0
 died "lab 0 whose guest exits first" 'ended before the lab.s stop' \
-	env KS_INITRAMFS="$tmp/exit.cpio" "$TOP/vm/session/ks" lab 0
+	env KS_INITRAMFS="$tmp/exit.cpio" python3 -m vm.session.ks lab 0
 died "lab 0 whose guest hangs" 'no stop within 15 s' \
-	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 "$TOP/vm/session/ks" lab 0
+	env KS_INITRAMFS="$tmp/hang.cpio" LAB_TIMEOUT=15 python3 -m vm.session.ks lab 0
 died "lab 0 with MEM=8" 'the kernel printed nothing' \
-	env MEM=8 LAB_TIMEOUT=15 "$TOP/vm/session/ks" lab 0
+	env MEM=8 LAB_TIMEOUT=15 python3 -m vm.session.ks lab 0
 died "lab 0's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" grade 0
+	env KS_INITRAMFS="$tmp/no-init.cpio" python3 -m vm.session.ks grade 0
 # `died` leaves its command's output in $out. Lab 0's guest never dies
 # by chance, so its grader fails at once; lab 3's workload can end its
 # guest (lab.toml: guest_may_die), so a guest that dies during its
@@ -90,7 +90,7 @@ else
 	not_ok "lab 0's grader with no /init: fails on its first guest (it graded again)"
 fi
 died "lab 3's grader with no /init (panic)" 'panic\("No working init found|Kernel panic - not syncing: No working init found' \
-	env KS_INITRAMFS="$tmp/no-init.cpio" "$TOP/vm/session/ks" grade 3
+	env KS_INITRAMFS="$tmp/no-init.cpio" python3 -m vm.session.ks grade 3
 again=$(echo "$out" | grep -c 'grading lab 3 again, once' || true)
 if [ "$again" = 1 ] && echo "$out" | grep -q '^lab 3: .*, on a second guest'; then
 	ok "lab 3's grader with no /init: grades once more on a fresh guest, says so, then fails"
@@ -102,7 +102,7 @@ fi
 # found by its size, rebuilt (a relink), and the lab reaches its stop.
 vmlinux=$(stage_obj 1)/vmlinux
 truncate -s 1000000 "$vmlinux"
-out=$(echo quit | AHEAD=0 LAB_TIMEOUT=60 "$TOP/vm/session/ks" lab 1 2>&1) || true
+out=$(echo quit | AHEAD=0 LAB_TIMEOUT=60 python3 -m vm.session.ks lab 1 2>&1) || true
 echo "=== lab 1 with its vmlinux cut short" >&2
 echo "$out" >&2
 if echo "$out" | grep -q 'vmlinux (1000000 bytes) is not the size it was built with' &&

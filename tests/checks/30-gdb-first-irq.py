@@ -8,7 +8,7 @@
 import os
 import re
 
-from checklib import BUILD, Guest, expect, probe, record
+from tests.checklib import BUILD, Guest, expect, probe, record
 
 header = os.path.join(BUILD, 'src', 'linux', 'arch', 'x86', 'include', 'asm',
                       'irq_vectors.h')

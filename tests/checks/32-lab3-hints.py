@@ -6,8 +6,8 @@
 # stage, from labs/3/lab.toml).
 import re
 
-from checklib import Guest, expect, facts, probe, records
-from session import lab_scripts
+from tests.checklib import Guest, expect, facts, probe, records
+from vm.session.session import lab_scripts
 
 LAB = 3
 lab = facts.lab(LAB)

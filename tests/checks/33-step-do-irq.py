@@ -12,8 +12,8 @@
 #   interrupted task's stack to the top of this CPU's hardirq stack.
 # The steps are tests/gdb/step_irq.py's records.
 
-from checklib import Guest, expect, facts, probe, record, records, stages
-from session import lab_scripts
+from tests.checklib import Guest, expect, facts, probe, record, records, stages
+from vm.session.session import lab_scripts
 
 LAB = 3
 STEPS = 12

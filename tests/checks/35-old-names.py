@@ -4,7 +4,7 @@
 # per-CPU stack pointers read raw (tests/gdb/old_names.py). Stage 0, gdb
 # in batch mode.
 
-from checklib import Guest, expect, probe, record
+from tests.checklib import Guest, expect, probe, record
 
 with Guest(0, 'exit', halted=True) as guest:
     run = probe(guest, 'old_names.py', 60)

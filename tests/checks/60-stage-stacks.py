@@ -14,9 +14,9 @@
 # raw facts are the records of tests/gdb/stage_facts.py.
 import os
 
-import check_commands
-from checklib import Guest, expect, facts, in_guest, probe, records, stages
-from session import stage_obj
+from tests import check_commands
+from tests.checklib import Guest, expect, facts, in_guest, probe, records, stages
+from vm.session.session import stage_obj
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

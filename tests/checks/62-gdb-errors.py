@@ -10,9 +10,9 @@ import os
 import re
 import subprocess
 
-from checklib import (TOP, Guest, expect, facts, log, not_ok, probe,
-                      records)
-from session import lab_scripts
+from tests.checklib import (TOP, Guest, expect, facts, log, not_ok, probe,
+                            records)
+from vm.session.session import lab_scripts
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-use', 'ks-stack-picture', 'ks-watch-switch',

@@ -6,7 +6,7 @@
 # config says so. $lx_current() and lx-timerlist's walk are the
 # project's (gdb-scripts/kstack/lxfixes.py): 6.1's fail on i386.
 
-from checklib import Guest, expect, not_ok, probe, record, records, stages
+from tests.checklib import Guest, expect, not_ok, probe, record, records, stages
 
 for k in stages():
     with Guest(k, '/tests/lx.sh', halted=True) as guest:

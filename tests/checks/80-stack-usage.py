@@ -12,9 +12,9 @@
 import os
 import re
 
-from session import DONE_MARKER
-from checklib import (CHECK, Guest, expect, facts, in_guest, log, results,
-                      stages)
+from vm.session.session import DONE_MARKER
+from tests.checklib import (CHECK, Guest, expect, facts, in_guest, log, results,
+                            stages)
 
 def plausible(left, ts, line):
     """The least bytes LEFT on a TS-byte stack says the workload ran (over

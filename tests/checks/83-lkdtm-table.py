@@ -9,8 +9,8 @@
 #   page there. (What EXHAUST_STACK does there is whatever its writes
 #   under the stack hit: the table shows it, no check holds it.)
 # The table is read by column name (vm/session/results.py).
-import facts
-from checklib import expect, experiment
+from vm.session import facts
+from tests.checklib import expect, experiment
 
 # The kernels and the tests the experiment runs (labs/7/lab.toml).
 STAGES, TESTS = (facts.lab(7)['experiment_%s' % k] for k in ('stages', 'tests'))

@@ -20,9 +20,9 @@ import re
 import shutil
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-import checklib
-from checklib import BUILD, expect, facts, fit
-import exercise
+from tests import checklib
+from tests.checklib import BUILD, expect, facts, fit
+from vm.session import exercise
 
 WORK = os.path.join(BUILD, 'task-check')
 RESULTS = os.path.join(BUILD, 'results')

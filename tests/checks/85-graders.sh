@@ -15,7 +15,7 @@ why_answers() {
 	python3 - "$TOP/vm" "$1" "$2" <<'EOF'
 import sys
 
-import facts
+from vm.session import facts
 n, path = int(sys.argv[2]), sys.argv[3]
 with open(path, 'w') as f:
     for key, q in facts.lab(n)['questions'].items():
@@ -40,7 +40,7 @@ for d in "$TOP"/labs/[0-9]*/; do
 	whys=$(why_answers "$n" "$answers")
 	cat "$answers" >&2
 	wrong=$(echo "$whys" | grep -c . || true)
-	out=$("$TOP/vm/session/ks" grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
+	out=$(python3 -m vm.session.ks grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
 	echo "$out" >&2
 	# The grader's own checks; the answers are judged below.
 	echo "$out" | grep -e '^ok - ' -e '^not ok - ' | grep -v -e '^ok - answer ' -e '^not ok - answer ' |
@@ -73,14 +73,14 @@ done
 # beside its log (vm/session/results.py); those of its questions (the others are
 # what its predictions are shown beside).
 answers=$BUILD/check/lab0.answers
-python3 -c 'import sys; import facts, results
+python3 -c 'import sys; from vm.session import facts, results
 asked = facts.lab(0)["questions"]
 for r in results.read(sys.argv[2], "answer"):
     if r["key"] in asked:
         print("%s = %s" % (r["key"], r["value"]))' "$TOP/vm" "${log0%.log}.jsonl" > "$answers"
 cat "$answers" >&2
 n=$(grep -c . "$answers")
-out=$("$TOP/vm/session/ks" grade 0 "$answers" 2>&1) && rc=0 || rc=$?
+out=$(python3 -m vm.session.ks grade 0 "$answers" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ "$n" -gt 0 ] && [ $rc = 0 ] && [ "$(echo "$out" | grep -c '^ok - answer ')" = "$n" ]; then
 	ok "lab 0 accepts correct answers ($n of them)"
@@ -91,7 +91,7 @@ fi
 right=$(sed -n 's/^handler_bytes = //p' "$answers")
 right=${right:-0}
 sed "s/^handler_bytes = .*/handler_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
-out=$("$TOP/vm/session/ks" grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
+out=$(python3 -m vm.session.ks grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer handler_bytes = $((right / 2)), but this run found $right"; then
 	ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2)))"
@@ -104,7 +104,7 @@ fi
 # (the run passes with both).
 predicted=$answers.predict
 { cat "$answers"; echo 'predict_hardirq_stacks = 2'; echo 'predict_stack_bottom = thread_info'; } > "$predicted"
-out=$("$TOP/vm/session/ks" grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
+out=$(python3 -m vm.session.ks grade 0 "$predicted" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
 if [ $rc = 0 ] && echo "$out" | grep -q '^  predict_hardirq_stacks  *2  *2  *exactly$' &&
    echo "$out" | grep -q '^  predict_stack_bottom  *thread_info  *end_magic  *the same choice  *<- differs$'; then

@@ -12,7 +12,7 @@
 #            at some stage an interrupt overwrites the magic anyway.
 # The table is read by column name (vm/session/results.py); each line shows the
 # columns it judged.
-from checklib import expect, experiment, facts, not_ok
+from tests.checklib import expect, experiment, facts, not_ok
 
 rows = experiment(4, 'lab4-overflow')
 

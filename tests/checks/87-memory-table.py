@@ -9,7 +9,7 @@
 # vm/stages.toml's.
 import sys
 
-from checklib import expect, experiment, facts, not_ok
+from tests.checklib import expect, experiment, facts, not_ok
 
 # Its stages, 8K then 4K (labs/5/lab.toml).
 STAGES = facts.lab(5)['experiment_stages']

@@ -18,9 +18,9 @@
 import os
 import subprocess
 
-import checklib
-from checklib import TOP, expect, exercises_in, facts, fit
-import exercise
+from tests import checklib
+from tests.checklib import TOP, expect, exercises_in, facts, fit
+from vm.session import exercise
 
 exercises_in('exercise-check')
 

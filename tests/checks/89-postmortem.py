@@ -29,8 +29,8 @@ import os
 import re
 import subprocess
 
-from checklib import BUILD, TOP, expect, exercises_in, facts, fit, ks
-import exercise
+from tests.checklib import BUILD, TOP, expect, exercises_in, facts, fit, ks
+from vm.session import exercise
 
 exercises_in('exercise-check')
 

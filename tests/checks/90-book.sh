@@ -16,7 +16,7 @@
 book=$BUILD/book
 rm -rf "$book/transcripts" "$book/figures" "$book/screens" "$book/index.html" "$book/index.pdf"
 
-if "$TOP/book/transcripts.py" >&2; then
+if python3 -m book.transcripts >&2; then
 	n=0
 	for f in "$book"/transcripts/lab*.txt; do
 		lab=$(basename "$f" .txt)
@@ -97,7 +97,7 @@ fi
 # This run's material against the copies book/runs/ keeps: one line per
 # piece; a difference beyond the run-to-run values is shown as a diff.
 rc=0
-python3 "$TOP/book/kept.py" compare > "$BUILD/check/book-kept.log" 2>&1 || rc=$?
+python3 -m book.kept compare > "$BUILD/check/book-kept.log" 2>&1 || rc=$?
 grep -E '^(not )?ok - |^# ' "$BUILD/check/book-kept.log" || true
 grep '^    ' "$BUILD/check/book-kept.log" >&2 || true
 # A crash of the comparison names no piece: a failure of its own.
@@ -110,7 +110,7 @@ html=$book/index.html
 # Nothing of the source left raw; the generated parts in place.
 raw=$(grep -c -e 'include::' -e '\[source' -e '{transcripts}' -e '{results}' -e '\[\.sym\]' "$html" 2>/dev/null || true)
 expect "the HTML shows no raw AsciiDoc (includes, attributes, roles): $raw found" [ "${raw:-1}" = 0 ]
-threads=$(python3 "$TOP/vm/session/results.py" "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
+threads=$(python3 -m vm.session.results "$BUILD/results/lab5-memory.tsv" threads 2>/dev/null | head -n 1)
 expect "the HTML has a table of contents and this run's lab 5 count ($threads threads)" \
 	sh -c 'grep -q "id=\"toc\"" "$1" && grep -q ">$2<" "$1"' x "$html" "${threads:-none}"
 for f in hw-entry irq-path thread-union stage-budget irq-ctx-2.6 irq-stacks guard-page lab4-depth lab5-threads; do
@@ -184,9 +184,9 @@ open(path + '.renamed', 'w').write(text.replace('__handle_irq', '__handle_irk', 
 open(path + '.moved', 'w').write(re.sub(r'0xc[0-9a-f]{7}', lambda m: '0xc%07x' % (int(m.group(0), 16) % 0x1000000 + 0x10), text))
 EOF2
 mv "$tmp/kept/transcripts/lab2.txt.renamed" "$tmp/kept/transcripts/lab2.txt"
-KS_KEPT=$tmp/kept python3 "$TOP/book/kept.py" compare > "$tmp/renamed" 2>&1 || true
+KS_KEPT=$tmp/kept python3 -m book.kept compare > "$tmp/renamed" 2>&1 || true
 mv "$tmp/kept/transcripts/lab2.txt.moved" "$tmp/kept/transcripts/lab2.txt"
-KS_KEPT=$tmp/kept python3 "$TOP/book/kept.py" compare > "$tmp/moved" 2>&1 || true
+KS_KEPT=$tmp/kept python3 -m book.kept compare > "$tmp/moved" 2>&1 || true
 expect "the comparison fails on a kept transcript with a function renamed (__handle_irk), with a diff and 'make promote'" \
 	sh -c 'grep -q "^not ok - book/runs/transcripts/lab2.txt:.*make promote" "$1" && grep -q "^    [-+].*__handle_irk" "$1"' x "$tmp/renamed"
 expect "the comparison passes a kept transcript whose addresses all differ" \
@@ -198,7 +198,7 @@ expect "the comparison passes a kept transcript whose addresses all differ" \
 python3 - "$TOP/book" "$BUILD" "$tmp" <<'EOF'
 import os, sys
 
-import transcripts as t
+from book import transcripts as t
 path = os.path.join(sys.argv[2], 'stage-2', 'src', 'kernel', 'irq', 'handle.c')
 line = '#3  0xc10a1b2c in handle_irq_event (desc=0xc1a0e400) at %s:206' % path
 cut = line.index(path) + len(sys.argv[2]) // 2
@@ -218,7 +218,7 @@ fi
 # Rendering damage: every inline code span of the sources is, verbatim,
 # a <code> element of the HTML (book/codespans.py). The check can fail:
 # lab 0's old 2.6 -> 6.1 mapping row, whose paired __ became emphasis.
-spans=$(python3 "$TOP/book/codespans.py" "$html" "$TOP/book/index.adoc" 2>&1) && rc=0 || rc=$?
+spans=$(python3 -m book.codespans "$html" "$TOP/book/index.adoc" 2>&1) && rc=0 || rc=$?
 echo "$spans" >&2
 if [ $rc = 0 ]; then
 	ok "every code span of the book's sources is in its HTML verbatim (no arrows, no eaten emphasis)"
@@ -232,7 +232,7 @@ printf '%s\n' '= Old row' '' '|===' '| 2.6 | 6.1' \
 	'| `do_IRQ()` | `common_interrupt()` -> `__common_interrupt()` -> `__handle_irq()`' '|===' '' \
 	'Type `p &((struct task_struct *)0)->thread_info` in `dd`'"'"'s stack.' > "$tmp/row.adoc"
 asciidoctor -o "$tmp/row.html" "$tmp/row.adoc"
-if python3 "$TOP/book/codespans.py" "$tmp/row.html" "$tmp/row.adoc" > "$tmp/out" 2>&1; then
+if python3 -m book.codespans "$tmp/row.html" "$tmp/row.adoc" > "$tmp/out" 2>&1; then
 	not_ok "the code-span check catches lab 0's old mapping row (it passed)"
 else
 	cat "$tmp/out" >&2
@@ -246,7 +246,7 @@ fi
 # crashed RC FILE: rendercheck exited RC without naming a failed check.
 crashed() { [ "$1" != 0 ] && ! grep -q '^not ok - ' "$2"; }
 rc=0
-python3 "$TOP/book/rendercheck.py" "$book" "$book/screens" > "$tmp/render" || rc=$?
+python3 -m book.rendercheck "$book" "$book/screens" > "$tmp/render" || rc=$?
 cat "$tmp/render"
 if crashed $rc "$tmp/render"; then
 	not_ok "book/rendercheck.py ran to its end (exit $rc, no failed check named: see the log)"
@@ -255,7 +255,7 @@ elif [ $rc != 0 ]; then
 fi
 # ... and a crash is caught: rendercheck on a book that is not there.
 rc=0
-python3 "$TOP/book/rendercheck.py" "$tmp/no-book" "$tmp/no-screens" > "$tmp/render-none" || rc=$?
+python3 -m book.rendercheck "$tmp/no-book" "$tmp/no-screens" > "$tmp/render-none" || rc=$?
 if crashed $rc "$tmp/render-none"; then
 	ok "a crash of book/rendercheck.py is a failure, not silence (exit $rc on a missing book)"
 else
@@ -266,7 +266,7 @@ fi
 mkdir -p "$tmp/old/transcripts" "$tmp/old/figures"
 printf '%s\n' '+bt 6' '#0  __handle_irq (desc=0xc010d500)' '  comm = "dd\000\000\000",' > "$tmp/old/transcripts/lab9.txt"
 printf '%s\n' '<svg viewBox="0 0 860 550"><text font-size="10">esp</text></svg>' > "$tmp/old/figures/old.svg"
-python3 -c 'import sys; import rendercheck as r
+python3 -c 'import sys; from book import rendercheck as r
 r.check_transcripts(sys.argv[2]); r.check_figure_text(sys.argv[2])' "$TOP/book" "$tmp/old" > "$tmp/out" 2>&1
 cat "$tmp/out" >&2
 expect "the rendering check catches an old transcript and an old figure" \
@@ -276,7 +276,7 @@ expect "the rendering check catches an old transcript and an old figure" \
 # seen" and "Why" are inside their folds (book/foldcheck.py), and the
 # check catches a paragraph planted outside the fold of lab 7's Why.
 rc=0
-python3 "$TOP/book/foldcheck.py" "$html" > "$tmp/folds-real" 2>&1 || rc=$?
+python3 -m book.foldcheck "$html" > "$tmp/folds-real" 2>&1 || rc=$?
 cat "$tmp/folds-real"
 if crashed $rc "$tmp/folds-real"; then
 	not_ok "book/foldcheck.py ran to its end (exit $rc: $(tail -n 1 "$tmp/folds-real"))"
@@ -289,6 +289,6 @@ why = re.compile(r'<h3 id="[^"]*">(?:[\d.]+ )?Why</h3>').search(text, lab7)
 open(sys.argv[2], 'w').write(text[:why.end()] + '<div class="paragraph"><p>planted: the '
                              'guard page caught it</p></div>' + text[why.end():])
 EOF2
-python3 "$TOP/book/foldcheck.py" "$tmp/unfolded.html" > "$tmp/folds" 2>&1 || true
+python3 -m book.foldcheck "$tmp/unfolded.html" > "$tmp/folds" 2>&1 || true
 expect "the fold check catches a paragraph outside the fold of lab 7's Why" \
 	grep -q '^not ok - lab 7 keeps "Why" folded (outside its fold: "planted' "$tmp/folds"

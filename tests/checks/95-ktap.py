@@ -12,10 +12,10 @@ import re
 import subprocess
 import sys
 
-from checklib import CHECK, TOP, expect, log
-import facts
-import results
-from session import BUILD
+from tests.checklib import CHECK, TOP, expect, log
+from vm.session import facts
+from vm.session import results
+from vm.session.session import BUILD
 
 KUNIT = os.path.join(BUILD, 'src', 'linux', 'tools', 'testing', 'kunit')
 # The parser runs in its own folder, where Python finds the tree's modules

@@ -6,8 +6,8 @@ import os
 
 import gdb
 
-import results
-from gdbutil import run
+from vm.session import results
+from labs.gdbutil import run
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-use', 'ks-stack-picture', 'ks-watch-switch',

@@ -7,8 +7,8 @@
 # with plain gdb expressions.
 import gdb
 
-import results
-from gdbutil import cpu, frame_name, run, val
+from vm.session import results
+from labs.gdbutil import cpu, frame_name, run, val
 
 run('break __handle_irq')
 gdb.execute('continue')                  # its "Breakpoint 1, ..." line: the log

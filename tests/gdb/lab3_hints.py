@@ -14,9 +14,9 @@
 
 import gdb
 
-import facts
-import results
-from gdbutil import ordinary_interrupt, run, stepi_off
+from vm.session import facts
+from vm.session import results
+from labs.gdbutil import ordinary_interrupt, run, stepi_off
 
 XCHG = 'xchg   %ebx,%esp'
 

@@ -15,7 +15,7 @@ import re
 
 import gdb
 
-import results
+from vm.session import results
 
 CONFIG = os.path.join(os.environ['KS_RUN'], 'lx-config.txt')
 

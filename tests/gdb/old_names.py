@@ -4,8 +4,8 @@
 # per-CPU stack pointers read raw; one record for the host.
 import gdb
 
-import results
-from gdbutil import run, val
+from vm.session import results
+from labs.gdbutil import run, val
 
 said = run('break do_IRQ')
 gdb.execute('continue')

@@ -28,9 +28,9 @@
 import gdb
 from linux import tasks
 
-import results
-from gdbutil import (MAX_HITS, continue_to, current, interrupted_kernel_task_stack,
-                     per_cpu, run, val)
+from vm.session import results
+from labs.gdbutil import (MAX_HITS, continue_to, current, interrupted_kernel_task_stack,
+                          per_cpu, run, val)
 
 COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-picture', 'ks-stack-use')

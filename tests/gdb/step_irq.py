@@ -20,9 +20,9 @@
 #           took (gdbutil.stepi_off; null if none left the xchg)
 import gdb
 
-import results
-from gdbutil import (continue_to, cpu, current, irq_stack, ordinary_interrupt,
-                     run, stepi_off, val)
+from vm.session import results
+from labs.gdbutil import (continue_to, cpu, current, irq_stack, ordinary_interrupt,
+                          run, stepi_off, val)
 
 STEPS = 12
 XCHG = 'xchg %ebx,%esp'

@@ -87,7 +87,7 @@ fetch_deb() {
 
 # Each machine's guest runs its own busybox-static (vm/stages.toml's
 # records: the package, and the folder under build/deps).
-busyboxes=$(python3 "$TOP/vm/session/facts.py" busyboxes)
+busyboxes=$(py vm.session.facts busyboxes)
 set -- $busyboxes
 while [ $# -ge 2 ]; do
 	dir=$BUILD/deps/$1 pkg=$2

@@ -12,9 +12,8 @@ case ${1:-} in
 stages) stages ;;
 make)
 	# Paths under $(TOP): the file stays true if the checkout moves.
-	printf 'KS_PYTHONPATH :='; printf ' $(TOP)/%s' $PYTHON_DIRS; echo
 	echo "STAGES := $(stages | tr '\n' ' ')"
-	python3 "$TOP/vm/session/facts.py" make ;;
+	py vm.session.facts make ;;
 valid-stage)
 	valid_stage "${2:-}" || die "unknown stage N=${2:-}; stages: $(stages | tr '\n' ' ')" ;;
 *) die "usage: info.sh stages | valid-stage N | make" ;;

@@ -16,7 +16,7 @@ out=${1:?usage: initramfs.sh OUT [MACHINE]}
 # MACHINE (vm/stages.toml's [machine.NAME], i386 by default) says which
 # busybox, how the guest programs are compiled and which of them go in.
 arch=${2:-i386}
-record() { python3 "$TOP/vm/session/facts.py" record "$arch" "$1"; }
+record() { py vm.session.facts record "$arch" "$1"; }
 cflags=$(record cflags)
 programs=$(record programs)
 # One packer at a time per output; a kernel build may go on meanwhile.

@@ -14,17 +14,12 @@ top_of() {
 }
 TOP=${TOP:-$(top_of "$0")}
 BUILD=${BUILD:-$TOP/build}
-# Where the project's Python modules are, for every Python program the
-# scripts and make run (gdb's side: gdb-scripts/load.py): the session
-# layer, the labs' grading helpers, the checks' helpers, the book's.
-PYTHON_DIRS="vm/session labs tests book"
-case :${PYTHONPATH:-}: in
-*:$TOP/vm/session:*) ;;
-*)	for _d in $PYTHON_DIRS; do _py=${_py:+$_py:}$TOP/$_d; done
-	PYTHONPATH=$_py${PYTHONPATH:+:$PYTHONPATH} ;;
-esac
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-export TOP BUILD PYTHONPATH
+export TOP BUILD
+# The project's Python is one tree of packages rooted at the top
+# (vm.session, labs, tests, book): a program of it runs as a module, from
+# there, so that its imports need nothing from the environment.
+py() { (cd "$TOP" && exec python3 -m "$@"); }
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
@@ -82,8 +77,8 @@ localversion() { case $1 in e*) echo "-exercise${1#e}" ;; [0-9]*) echo "-stage$1
 # fragments. kfact K FIELD: a field of kernel K's row (a stage's: its own
 # number for tree, i386 for machine); mfact K FIELD: of its machine's
 # record. A stage or an exercise asks no Python.
-kfact() { python3 "$TOP/vm/session/facts.py" kernel "$@"; }
-mfact() { python3 "$TOP/vm/session/facts.py" machine "$@"; }
+kfact() { py vm.session.facts kernel "$@"; }
+mfact() { py vm.session.facts machine "$@"; }
 tree_of() { case $1 in [0-9]*|e*) echo "$1" ;; *) kfact "$1" tree ;; esac; }
 karch() { case $1 in [0-9]*|e*) echo i386 ;; *) kfact "$1" machine ;; esac; }
 

@@ -6,8 +6,8 @@ records); a "why", judged against the lab's facts (a letter, or the
 idea's words); a prediction (predict_...), shown beside what the run
 observed and not scored. vm/session/ks grade calls check_answers().
 """
-import facts
-from session import GuestError
+from vm.session import facts
+from vm.session.session import GuestError
 
 
 def read_answers(path):

@@ -33,9 +33,9 @@ import re
 import shutil
 import subprocess
 
-import facts
-from session import (BUILD, TIMEOUT, Guest, GuestError, initramfs, say,
-                     stage_dir, stage_obj)
+from vm.session import facts
+from vm.session.session import (BUILD, TIMEOUT, Guest, GuestError, initramfs, say,
+                                stage_dir, stage_obj)
 
 CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
 ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',

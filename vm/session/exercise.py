@@ -24,8 +24,8 @@ import os
 import subprocess
 import sys
 
-import facts
-from session import TOP, GuestError, say, stage_dir, stage_obj, stage_src
+from vm.session import facts
+from vm.session.session import TOP, GuestError, say, stage_dir, stage_obj, stage_src
 
 
 def tree(n):

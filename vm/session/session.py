@@ -36,17 +36,18 @@ import sys
 import threading
 import time
 
-import kernelwords
-import results
-import facts
-from facts import TOP
+from vm.session import kernelwords
+from vm.session import results
+from vm.session import facts
+from vm.session.facts import TOP
 BUILD = os.path.join(TOP, os.environ.get('BUILD') or 'build')
 READY_MARKER = 'KSTACK-READY'
 DONE_MARKER = 'KSTACK-DONE'     # vm/guest/init's last line: status=N
 # Seconds a gdb run, a lab's first stop or a grader may take (LAB_TIMEOUT
 # and KS_GRADE_TIMEOUT change the last two).
 TIMEOUT = 120
-PROG = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else 'ks'
+PROG = (os.path.splitext(os.path.basename(sys.argv[0]))[0] if sys.argv and sys.argv[0]
+        else 'ks')      # ks, run as python3 -m vm.session.ks
 
 
 def say(message):

@@ -12,9 +12,9 @@
 # out of gdb's list.
 import gdb
 
-import tasklib
-from gdbutil import continue_to, cpu, run, stack_kind, val
-from gradelib import Fail, expect_true, run_tests, test
+from labs import tasklib
+from labs.gdbutil import continue_to, cpu, run, stack_kind, val
+from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import frames as ksbt
 
 MASK = 0xffffffff

@@ -23,8 +23,8 @@ import gdb
 
 # Given (labs/taskgdb.py): the guest's words and registers, and
 # the function that holds an address.
-from taskgdb import (KERNEL_START, MAX_FRAMES, at_first_instruction,
-                     command, function_of, reg, word)
+from labs.taskgdb import (KERNEL_START, MAX_FRAMES, at_first_instruction,
+                          command, function_of, reg, word)
 
 
 def frames():

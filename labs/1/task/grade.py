@@ -30,9 +30,9 @@
 # walk that asks the lowest word where the stack came from must now stop
 # at its top; one that reads the top word crosses, and fails. ks-bt
 # follows the chain alone; the task's walk must not.
-import tasklib
-from gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, val, word
-from gradelib import Fail, expect_true, run_tests, test
+from labs import tasklib
+from labs.gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, val, word
+from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import frames as ksbt
 
 MASK = 0xffffffff

@@ -15,8 +15,8 @@
 # interrupt): the later checks need the quiet one.
 import gdb
 
-from gdbutil import NONE, continue_to, cpu, run, start_lab, thread_size, val
-from gradelib import expect, expect_true, run_tests, test
+from labs.gdbutil import NONE, continue_to, cpu, run, start_lab, thread_size, val
+from labs.gradelib import expect, expect_true, run_tests, test
 
 MARGIN = 64
 QUIET = 20          # interrupts with room to spare that must not report

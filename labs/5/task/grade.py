@@ -22,11 +22,11 @@ import os
 import re
 import subprocess
 
-import facts
-import tasklib
-from gradelib import (Fail, expect_true, lab_number,
-                      run_tests, test)
-from session import BUILD, Guest, GuestError
+from vm.session import facts
+from labs import tasklib
+from labs.gradelib import (Fail, expect_true, lab_number,
+                           run_tests, test)
+from vm.session.session import BUILD, Guest, GuestError
 
 LAB = facts.lab(lab_number())
 THREAD_KB = LAB['stage_facts']['thread_size'] / 1024

@@ -18,12 +18,12 @@
 import re
 import sys
 
-import crash
-import facts
-import tasklib
-from gradelib import (Fail, expect, expect_true,
-                      lab_number, run_tests, test)
-from session import GuestError
+from vm.session import crash
+from vm.session import facts
+from labs import tasklib
+from labs.gradelib import (Fail, expect, expect_true,
+                           lab_number, run_tests, test)
+from vm.session.session import GuestError
 
 LAB = facts.lab(lab_number())
 THREAD_SIZE = LAB['stage_facts']['thread_size']

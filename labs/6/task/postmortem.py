@@ -4,9 +4,9 @@
 Your copy is build/exercises/6/postmortem.py (make exercise N=6 made it).
 make grade N=6 EXERCISE=1 calls overflowed() below on lab 6's dump and
 compares what it returns with what the grader finds its own way. Run it
-yourself with python3 build/exercises/6/postmortem.py (each call of
-crash() starts crash on the dump, about 12 s under qemu-i386: ask for
-many commands in one call).
+yourself, from the top of the checkout, with python3 -m labs.6.task.run
+(each call of crash() starts crash on the dump, about 12 s under
+qemu-i386: ask for many commands in one call).
 
 Lab 6's kernel panicked when the IRQ-entry check found a task's stack
 nearly used up. Which task? crash's ps and bt know only two tasks in
@@ -21,17 +21,10 @@ such bytes came closest to the end.
 labs/6/README.md, "Task", says more; make hint N=6 gives one hint at a
 time.
 """
-import os
 import re
-import sys
 
-# vm/session/crash.py runs crash on the dump (run()) and reads an rd
-# output as words (rd_words()).
-TOP = os.environ.get('TOP') or os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), '..', '..', '..')
-sys.path.insert(0, os.path.join(TOP, 'vm', 'session'))
-import crash as dump  # noqa: E402
-from crash import rd_words  # noqa: E402
+# vm/session/crash.py reads an rd output as words.
+from vm.session.crash import rd_words  # noqa: F401
 
 THREAD_SIZE = 8192             # stage 2's stacks (vm/stages.toml)
 STACK_END_MAGIC = 0x57ac6e9d   # the word at every task stack's end
@@ -61,6 +54,3 @@ def overflowed(crash):
     # TODO: every task's stack, its unused bytes, the task with fewest.
     return None
 
-
-if __name__ == '__main__':
-    print(overflowed(lambda commands: dump.run(2, commands)))

@@ -15,9 +15,9 @@
 # under a stack.
 import gdb
 
-import tasklib
-from gdbutil import continue_to, cpu, run
-from gradelib import Fail, expect_true, run_tests, test
+from labs import tasklib
+from labs.gdbutil import continue_to, cpu, run
+from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import stacks
 
 MASK = (1 << 64) - 1

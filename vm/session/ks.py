@@ -28,10 +28,10 @@ import shutil
 import subprocess
 import sys
 
-import facts
-import results
-from answers import check_answers, read_answers, reasoned, why
-from session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
+from vm.session import facts
+from vm.session import results
+from vm.session.answers import check_answers, read_answers, reasoned, why
+from vm.session.session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
 
 # A lab's first stop must come within LAB_TIMEOUT seconds; a grader must
 # end within KS_GRADE_TIMEOUT.
@@ -64,7 +64,7 @@ def lab(n):
                             "opens the lab itself" % (n, n, n))
     build(lab['stage'])
     if lab['kind'] == 'crash':
-        import crash
+        from vm.session import crash
         build_ahead(n)
         print(lab['banner'].strip())
         return subprocess.call(crash.command(lab['stage'], quiet=False))
@@ -116,7 +116,7 @@ def task_file(n, lab):
     """With EXERCISE=1, the learner's file for lab N's task (labs 0, 1,
     5, 6), if the lab's exercise is a task; None otherwise. GuestError
     if it was never made."""
-    import exercise
+    from vm.session import exercise
     if not facts.exercise() or not exercise.is_task(lab):
         return None
     mine = exercise.task_file(n)
@@ -172,7 +172,7 @@ def grade(n, answers_file=None):
         log = os.path.join(BUILD, 'run', 'lab%d-grade-%d.log' % (n, os.getpid()))
         os.makedirs(os.path.dirname(log), exist_ok=True)
         records = log[:-4] + '.jsonl'
-        p = subprocess.run([sys.executable, grader], env=dict(
+        p = subprocess.run([sys.executable, '-m', lab['grader_module']], cwd=TOP, env=dict(
             os.environ, KS_RESULTS=records, **env), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT)
         output, records, problem = p.stdout.decode(errors='replace'), results.read(records), None
@@ -300,7 +300,7 @@ def grade_all(folder=None):
     predictions made. A lab not started costs nothing: no exercise tree,
     no answers file, no build, no guest. A stage that was never built is
     reported, not built."""
-    import exercise as exercises
+    from vm.session import exercise as exercises
     if folder and not os.path.isdir(folder):
         raise facts.Unknown("with no N, ANSWERS is a folder of labN.txt files, "
                             "not '%s' (make grade N=k ANSWERS=file grades one "
@@ -388,7 +388,7 @@ def boot(k):
 
 
 def exercise(n):
-    import exercise
+    from vm.session import exercise
     src = exercise.make(n)
     if exercise.is_task(facts.lab(n)):
         print("Lab %d's task: your file is %s\n"
@@ -411,7 +411,7 @@ def hint(n):
     """The exercise's hints so far, and one more each time; the lab's
     README gives the first, so the first call shows the second too. The
     count is kept beside the tree."""
-    import exercise
+    from vm.session import exercise
     lab = facts.lab(n)
     hints = lab.get('exercise', {}).get('hints')
     if not hints:
@@ -438,7 +438,7 @@ def hint(n):
 def crash_cmd(n):
     """make crash N=n: the dump of stage n, or, for a lab whose kernel is
     no stage (lab 7's x86_64 kernel), of that lab's kernel."""
-    import crash
+    from vm.session import crash
     kernels = {str(k): k for k in facts.stages()}
     for lab in map(facts.lab, facts.labs()):
         kernels.setdefault(str(lab['number']), lab['stage'])
@@ -482,6 +482,6 @@ if __name__ == '__main__':
     try:
         sys.exit(main(sys.argv[1:]))
     except (facts.Unknown, GuestError) as e:
-        sys.exit('%s: error: %s' % (os.path.basename(sys.argv[0]), e))
+        sys.exit('%s: error: %s' % ('ks', e))
     except KeyboardInterrupt:
         sys.exit(130)
