@@ -3,8 +3,8 @@ reading the guest's words and registers, naming the function that
 holds a code address, and a gdb command that prints a walk's frames.
 The walk itself is the learner's to write.
 
-gdb finds this file because gdb-scripts/load.py puts labs/ on Python's
-path, in a lab's session as in a grader's.
+gdb finds this file (labs.taskgdb) because gdb-scripts/load.py puts the
+top of the checkout on its path, in a lab's session as in a grader's.
 """
 import gdb
 
