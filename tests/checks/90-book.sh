@@ -44,7 +44,7 @@ abs_paths() {
 	python3 - "$TOP/book" "$BUILD" "$@" <<-'EOF'
 	import sys
 	
-	import transcripts as t
+	from book import transcripts as t
 	for name in sys.argv[3:]:
 	    text = open(name).read().replace(t.WRAP_MARK + '\n  ', '')
 	    for line in text.splitlines():
