@@ -38,13 +38,15 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab exercise hint crash check bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
 help:
 	@echo 'make lab N=k     build what is missing, boot stage k halted, attach gdb,'
 	@echo '                 stop where lab k begins (labs: $(shell ls labs | grep -x "[0-9]*" | tr "\n" " "))'
+	@echo 'make replay N=k  record lab k'"'"'s run on one CPU, then open gdb on its replay, at the'
+	@echo '                 death or the lab'"'"'s stop: reverse-stepi, reverse-continue, ks-who-wrote'
 	@echo 'make grade N=k   check lab k'"'"'s observations in batch mode, and your answers and predictions'
 	@echo '                 (answers/labk.txt, or ANSWERS=file: key = value lines)'
 	@echo 'make grade       every lab in one table: task passed, questions right, predictions made'
@@ -143,6 +145,11 @@ LAB_IMAGE = $(BUILD)/$(or $(LAB_IMAGE_$(N)),initramfs.cpio)
 
 lab: check-lab deps $(LAB_IMAGE)
 	@$(KS) lab $(N)
+
+# Lab k's run, recorded once on one CPU, then replayed under gdb, which can
+# run it backwards (vm/session/replay.py); EXERCISE=1: the exercise kernel.
+replay: check-lab deps $(LAB_IMAGE)
+	@$(KS) replay $(N)
 
 # The learner's starting point for lab k's exercise: a file of their own
 # (labs 0, 1, 5, 6: the lab's task), or a kernel tree (labs 2 and 3);

@@ -137,10 +137,18 @@ KINDS = [
      re.compile(r'^(\|N \|frames N \|)(?=.*\|N \(task\) \|).*$|'
                 r'^(N\tframes N\t)(?=.*\ttask\t).*$', re.M),
      lambda m: (m.group(1) or m.group(2)) + 'OUTCOME, the check on the task stack'),
-    ("what came of an LKDTM recursion that returned (EXHAUST_STACK where no guard "
-     "page stops it: what its writes under the stack hit decides)",
-     re.compile(r'^(\|[^|]*\|EXHAUST_STACK \|`FAIL: survived without exhausting '
-                r'stack\?!` \|).*$', re.M), r'\1OUTCOME'),
+    ("stackdeep's own report of lab 4's descent where the recursion itself runs "
+     "off the end (stage 3): whether the kernel lives to print it before the "
+     "scheduler's panic depends on what an interrupt at the deepest point does",
+     re.compile(r'^(\|N \|frames N \|)(?=.*, in descend \|).*?(\|panic: .*)$|'
+                r'^(N\tframes N\t)(?=.*\tdescend\t).*?(\t[^\t]*\t[^\t]*)$', re.M),
+     lambda m: (m.group(1) + 'REPORT ' + m.group(2) if m.group(1)
+                else m.group(3) + 'REPORT' + m.group(4))),
+    ("what came of an LKDTM recursion that no guard page stopped (EXHAUST_STACK "
+     "on a kernel without one: what its writes under the stack hit decides)",
+     re.compile(r'^(\|[^|]*\|EXHAUST_STACK \|)(?!`BUG: TASK stack guard page was hit)'
+                r'.*$', re.M),
+     r'\1OUTCOME'),
     ('a byte the lab 7 test read past the stack',
      re.compile(r'\(byte: (?:[0-9a-f]+|N)\)'), '(byte: BYTE)'),
     ("the kernel's '?' guesses in a call trace (stale words its scan found)",
@@ -158,9 +166,20 @@ KINDS = [
      re.compile(r'\((?:N|unknown) Mhz\)'), '(CLOCK Mhz)'),
     ("gdb's note that the stop came on the other CPU",
      re.compile(r'^\[Switching to Thread N\]\n', re.M), ''),
+    ("what dd was doing when the scheduler's end-magic check panicked (lab 4's "
+     "replay: going back to user mode after its write, or after a timer interrupt "
+     "or a page fault)",
+     re.compile(r'^( *#N +ADDR +__schedule\+\d+\b.*\n)(?: *(?:#N |pt_regs at |saved ebp ).*\n)*',
+                re.M), r'\1    (what called the scheduler)\n'),
     ('column widths', re.compile(r'[ \t]+'), ' '),
 ]
-SHAPES = ('the code an interrupt found (the frames under its entry frame, '
+# ks-who-wrote's account of the write that smashed an end magic, up to
+# the next ks-who-wrote: what it found, and what stepping there shows.
+SMASHED = re.compile(r'^ks-who-wrote: the write that smashed ')
+WRITER = "  (the writer: its function, line, stack and frames, and its instruction)"
+SHAPES = ("which write smashed the end magic in lab 4's replay (descend's own frame, "
+          "or an interrupt that came while dd was deep: the recording decides)",
+          'the code an interrupt found (the frames under its entry frame, '
           'user or kernel, and how that chain ends)',
           "what crash's bt makes of a stack it cannot follow (a stale system "
           "call's trace, 'cannot resolve', or 'in user space': whatever words "
@@ -184,6 +203,26 @@ def interrupted(lines):
         if ENTRY.match(line):
             out.append(INTERRUPTED)
             skipping = True
+    return out
+
+
+def smashed(lines):
+    """LINES with ks-who-wrote's account of the write that smashed an
+    end magic cut to what every recording shows: the commands, the
+    headline, the magic the write overwrote, where it leaves gdb and the
+    word's value after each step; the writer is made one line."""
+    out, inside = [], False
+    for line in lines:
+        if line.startswith('(gdb) ks-who-wrote'):
+            inside = False
+        if inside and not (line.startswith(PROMPT) or re.match(
+                r' *it writes ADDR over ADDR|You are just before|instruction back|'
+                r'ADDR: ADDR$', line)):
+            continue
+        out.append(line)
+        if SMASHED.match(line):
+            out.append(WRITER)
+            inside = True
     return out
 
 
@@ -226,7 +265,7 @@ def normalise(text):
     for _, pattern, placeholder in KINDS:
         text = pattern.sub(placeholder, text)
     lines = [line.rstrip() for line in text.split('\n')]
-    return '\n'.join(once(interrupted(crash_bt(lines)))) + '\n'
+    return '\n'.join(once(interrupted(crash_bt(smashed(lines))))) + '\n'
 
 
 def read(path):

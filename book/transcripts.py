@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 from vm.session import crash
 from book.layout import WIDTH, WRAP_MARK  # a longer line is broken, continued two spaces in
 from vm.session import facts
-from vm.session.session import BUILD, TIMEOUT, TOP, Guest, GuestError, arch, lab_scripts, say
+from vm.session.session import BUILD, GUARD, TIMEOUT, TOP, Guest, GuestError, arch, lab_scripts, say
 
 OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
@@ -88,9 +88,16 @@ def terminal(lines, prompt, trace='+'):
     line (gdb's "+cmd") becomes PROMPT + cmd; "++cmd", a command run
     inside another, is not shown, since nobody typed it."""
     out = []
-    for line in lines:
+    for i, line in enumerate(lines):
         if line.startswith(trace * 2):
             continue
+        # gdb's reverse-stepi ARGS runs "stepi ARGS" (reverse-continue,
+        # "continue ", and so on), and traces it as if typed.
+        before = lines[i - 1] if i else ''
+        if before.startswith(trace + 'reverse-'):
+            command, _, args = before[len(trace + 'reverse-'):].partition(' ')
+            if line == '%s%s %s' % (trace, command, args):
+                continue
         if line.startswith(trace):
             line = prompt + line[len(trace):]
         out += fitted(line)
@@ -129,9 +136,35 @@ def callouts(lines):
     return out
 
 
+def replayed(lab, walk):
+    """The walk on a replay of LAB's recorded run (make replay): it
+    starts at the death the recording ended in."""
+    from vm.session import replay
+    info = replay.record(lab)
+    replay.said(info)
+    if not info['died']:
+        raise GuestError("lab %d's recording did not die (its console: %s): a replay "
+                         'walk starts at the death' % (lab['number'], os.path.join(
+                             info['folder'], 'serial.log')))
+    with replay.replay_guest(lab) as guest:
+        # KS_INTERACTIVE: at the death the guard leaves gdb there, for the
+        # walk, as it leaves a learner.
+        run = guest.gdb(['-x', GUARD, '-ex', 'ks-open-replay -died %d' % lab['number'],
+                         '-x', walk], env={'KS_REPLAY': '1', 'KS_INTERACTIVE': '1'})
+        if run.rc:
+            print('\n'.join(run.output.splitlines()[-5:]), file=sys.stderr)
+            raise GuestError(guest.explain("lab %d's replay transcript: gdb failed (exit %d)"
+                                           % (lab['number'], run.rc)))
+    return run
+
+
 def gdb_session(n, walk):
     lab = facts.lab(n)
     name = os.path.basename(walk)[:-len('.gdb')]
+    if name.endswith('-replay'):
+        run = replayed(lab, walk)
+        session = run.output[run.output.index('==== the kernel died'):]
+        return write_session(lab, name, session, ', a replay of its recording (one CPU)')
     args = lab_scripts(lab) + ['-x', walk]
     if n in FIGURE_OF and name == 'lab%d' % n:
         args += ['-ex', 'set trace-commands off', '-x', FIGURE_OF[n]]
@@ -157,13 +190,16 @@ def gdb_session(n, walk):
                     n, run.rc, ': no end within %d s' % TIMEOUT if run.timed_out else '')))
             break
     # From the lab's banner on: the boot and attach lines are noise.
-    session = run.output[run.output.index('==== Lab '):]
+    write_session(lab, name, run.output[run.output.index('==== Lab '):])
+
+
+def write_session(lab, name, session, how=''):
     noise = ('[Inferior 1 (process 1) detached]', '+set trace-commands off')
     lines = callouts([relative_paths(l) for l in session.splitlines()
                       if l not in noise])
-    head = ['# A real session: stage %s in %s, on a host running %s %s,' % (
+    head = ['# A real session: stage %s in %s%s, on a host running %s %s,' % (
                 lab['stage'], first_line(['qemu-system-' + arch(lab['stage']), '--version']),
-                platform.system(), platform.release()),
+                how, platform.system(), platform.release()),
             '# %s, %s. Addresses and pids are this run\'s.' % (
                 first_line(['gdb', '--version']), today())]
     write(name + '.txt', '\n'.join(terminal(head + lines, '(gdb) ')) + '\n')

@@ -113,7 +113,8 @@ NONE = 'none in %d stops' % MAX_HITS   # what a grader got when continue_to fail
 
 def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None,
                 cpu_nr=None):
-    """Continue until LOCATION is hit where ACCEPT() holds; True if so.
+    """Continue until LOCATION is hit where ACCEPT() holds; True if so,
+    and the stops of other breakpoints are passed.
     CONDITION, a gdb expression, filters the hits in gdb itself (no stop
     reaches Python where it is false: many more hits cost little); CPU_NR
     keeps them to one CPU."""
@@ -125,8 +126,12 @@ def continue_to(location, accept=lambda: True, max_hits=MAX_HITS, condition=None
         bp.condition = condition
     try:
         for _ in range(max_hits):
+            hits = bp.hit_count
             run('continue')
-            if accept():
+            # A stop elsewhere is not one of LOCATION's: another
+            # breakpoint, or (now and then on the two-vCPU guest, as
+            # stepi_off says) the stop gdb had just left, reported again.
+            if bp.hit_count > hits and accept():
                 return True
         return False
     finally:

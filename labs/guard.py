@@ -85,6 +85,11 @@ def on_death(examine=death.examine):
     t0 = time.time()
     lines = examine()
     lines.append('(told in %.1f s, from the stop where it died)' % (time.time() - t0))
+    if facts.exercise() and os.environ.get('KS_LAB') and not os.environ.get('KS_REPLAY'):
+        # Who wrote what killed it is a question for a replay, run backwards.
+        lines += ['Back in time from this death: make replay N=%s EXERCISE=1'
+                  % os.environ['KS_LAB'],
+                  '  (it records one CPU: a death that needs two may not come there)']
     keep('postmortem.txt', lines)
     if not os.environ.get('KS_INTERACTIVE'):
         gdb.execute('quit %d' % GUEST_ENDED)
@@ -254,6 +259,52 @@ banner is not printed."""
             gdb.write('\n' + lab['banner'])
 
 
+REPLAY_BANNER = '''
+==== A replay: this run was recorded, and gdb can run it backwards ====
+QEMU recorded the run (when each interrupt came, what each clock read,
+each byte typed on the console) and replays it, instruction for instruction,
+as often as you like. Its record/replay (QEMU 7.2) takes one CPU: this
+guest has one. Backwards, QEMU loads the snapshot before the target and
+replays forwards to it: a step back takes a second or two.
+Try:
+  ks-who-wrote              back to the write that changed the end magic
+  ks-who-wrote ADDR         back to the last write to the word at ADDR
+  reverse-stepi             one instruction back (stepi: forwards)
+  reverse-finish            back to the call of this function
+  reverse-continue          back to the last breakpoint or watchpoint hit
+'''
+
+
+class OpenReplay(gdb.Command):
+    """Open a lab's replay (make replay N=k): continue to the kernel's
+death, where the recording ended with one (-died), else to the lab's
+stop as ks-open-lab does; then say what a replay can do.
+
+Usage: ks-open-replay [-died] N"""
+
+    def __init__(self):
+        super().__init__('ks-open-replay', gdb.COMMAND_RUNNING)
+
+    def invoke(self, arg, from_tty):
+        words = arg.split()
+        n = [w for w in words if w != '-died']
+        if len(n) != 1 or not n[0].isdigit():
+            raise gdb.GdbError('usage: ks-open-replay [-died] N')
+        if '-died' not in words:
+            gdb.execute('ks-open-lab %s' % n[0], from_tty)
+            gdb.write(REPLAY_BANNER)
+            return
+        os.environ['KS_LAB'] = n[0]
+        try:
+            LabStop.running = True
+            gdb.execute('continue', to_string=True)
+        finally:
+            LabStop.running = False
+        if not died:
+            give_up('the replay ended without the death its recording saw')
+        gdb.write(LabStop.told + REPLAY_BANNER)
+
+
 class Stop(gdb.Breakpoint):
     """ks-lab-stop's breakpoint: it stops where its TEST (a gdb
     expression, evaluated on the CPU that hit it) holds. A test gdb cannot
@@ -341,6 +392,7 @@ and the guard has said why."""
 
 LabStop()
 OpenLab()
+OpenReplay()
 gdb.events.exited.connect(on_exited)
 gdb.events.gdb_exiting.connect(on_gdb_exiting)
 gdb.events.stop.connect(on_stop)

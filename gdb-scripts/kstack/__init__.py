@@ -3,4 +3,4 @@
 # loaded by vmlinux-gdb.py next to vmlinux). Each module registers its
 # commands when imported; the class docstring is the help text.
 from kstack import (death, frames, irqstacks, lxfixes, modsyms, oldnames,  # noqa: F401
-                    picture, switch, threadinfo, usage, where)
+                    picture, switch, threadinfo, usage, where, whowrote)

@@ -19,14 +19,16 @@
 # judges its check on them, labs/4/lab.toml).
 descents=$(echo "${ks_descents:-${ks_mode:-frames}:${ks_n:-25}}" | tr , ' ')
 d=/sys/kernel/debug/stackdeep
-insmod /lib/modules/stackdeep.ko irqs=1 || exit 1
-echo 1 > /proc/irq/4/smp_affinity
+# ks_irqs=0 (make replay: one CPU, so no writer) descends without waiting.
+irqs=${ks_irqs:-1}
+insmod /lib/modules/stackdeep.ko irqs=$irqs || exit 1
+[ "$irqs" = 0 ] || echo 1 > /proc/irq/4/smp_affinity
 # This shell, and all it starts but dd, runs on CPU 1. CPU 0 spins in
 # the kernel in dd's descent, which nothing preempts (PREEMPT_NONE),
 # until the writer's interrupts come: a writer forked there, which
 # taskset must then move with CPU 0's stopper thread, would wait for dd,
 # and dd for it, until hold_ms ran out (10 s per descent).
-taskset -p 2 $$ > /dev/null
+[ "$irqs" = 0 ] || taskset -p 2 $$ > /dev/null
 
 descend() {
 	mode=$1 n=$2
@@ -36,7 +38,7 @@ descend() {
 	# The writer uses shell builtins only (read, echo, test): a fork, exec
 	# or exit on CPU 1 can wait for CPU 0 (which spins in the kernel, in
 	# dd) and would stall the writer until dd gives up.
-	taskset 2 sh -c 'i=0 deep=N
+	[ "$irqs" = 0 ] || taskset 2 sh -c 'i=0 deep=N
 		until [ "$deep" = Y ] || [ $i -ge 20000 ]; do read -r deep < $1/deep; i=$((i + 1)); done
 		i=0
 		while [ $i -lt 10 ]; do echo "lab 4: serial traffic from CPU 1"; i=$((i + 1)); done' x $d

@@ -24,11 +24,17 @@ watch = gdb.Breakpoint('*(unsigned long *)%d' % base, gdb.BP_WATCHPOINT,
                        gdb.WP_WRITE)
 stops = []
 gdb.events.stop.connect(stops.append)
+# A guest that dies at once (a triple fault: QEMU exits) ends gdb's
+# continue without a stop.
+exits = []
+gdb.events.exited.connect(exits.append)
 
 
 def stopped_by():
-    """What stopped gdb, if not the watchpoint: the write's return, or a
-    signal, and where."""
+    """What stopped gdb, if not the watchpoint: the write's return, a
+    signal, or the guest's end, and where."""
+    if exits:
+        return 'the guest ended'
     e = stops[-1] if stops else None
     if isinstance(e, gdb.BreakpointEvent):
         why = 'the write returned'

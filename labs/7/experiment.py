@@ -32,6 +32,12 @@ SAYINGS = [
      'returns'),
     (r'Stack offset: -?\d+', 'nothing to notice: it reports how far the '
      "second call's stack begins from the first's"),
+    # Any other oops: die() heads each with its words, an error code and
+    # its count ("general protection fault, ...: 0000 [#1] ..."), where
+    # the overflow's damage was met, in whatever code met it.
+    (r'\S.*: [0-9a-f]{4} \[#\d+\]', 'later: an oops, where code met '
+     'what the writes under the stack had damaged'),
+    (r'Kernel panic - not syncing', 'later: a panic'),
 ]
 LOGGED = re.compile(r'lab 7|lkdtm|BUG:|FAIL:|Kernel panic|Stack offset|'
                     r'corrupted stack')
@@ -53,6 +59,10 @@ def said(serial):
     line = found[0][1]
     noticed = next((n for _, _, n in found if not n.startswith('never')),
                    found[0][2])
+    # A fault after the test's own "FAIL: ..." (the recursion returned)
+    # came at a later use of what it overwrote, not at the write itself.
+    if found[0][2].startswith('never') and noticed.startswith('at once: '):
+        noticed = 'later: ' + noticed[len('at once: '):]
     line = re.sub(r'^\[[ \d.]+\] (lkdtm: )?', '', line).strip()
     # %p prints a hashed pointer; the log's next lines have the address.
     line = re.sub(r' at \(____ptrval____\).*', ' at ...', line)
@@ -69,7 +79,7 @@ def survived(serial, status, triple=False):
     if m:
         return 'no: panic, "%s"' % m.group(1).strip()
     if triple:
-        return 'no: the CPU triple-faulted, without a word from the kernel'
+        return 'no: triple fault'
     if 'lab 7: the guest runs on' in serial and status == 0:
         m = re.search(r'ended with status (\d+)', serial)
         return 'yes' + (', but its shell was killed' if m and m.group(1) != '0'

@@ -27,6 +27,29 @@ for n in 9 x ''; do
 	fi
 done
 
+# make replay N=9 is refused as make lab's is; lab 6, a post-mortem in
+# crash, has no gdb session to replay: refused in one line that names the
+# labs that do, with nothing recorded.
+rc=0
+out=$(make -s -C "$TOP" replay N=9 2>&1) || rc=$?
+echo "make replay N=9 -> exit $rc: $out" >&2
+if [ $rc != 0 ] && echo "$out" | grep -q "valid labs: $valid"; then
+	ok "make replay N=9 is refused with the list of labs"
+else
+	not_ok "make replay N=9 is refused with the list of labs"
+fi
+before=$(ls "$BUILD/run" 2>/dev/null | wc -l)
+rc=0
+out=$(make -s -C "$TOP" replay N=6 2>&1) || rc=$?
+after=$(ls "$BUILD/run" 2>/dev/null | wc -l)
+echo "make replay N=6 -> exit $rc: $out" >&2
+if [ $rc != 0 ] && echo "$out" | grep -q "post-mortem in crash.*make replay N=k for k in 0 1 2 3 4 5 7" \
+   && [ "$before" = "$after" ]; then
+	ok "make replay N=6 is refused in one line naming the labs with a gdb session, nothing started"
+else
+	not_ok "make replay N=6 is refused in one line naming the labs with a gdb session (got: $out)"
+fi
+
 # The stages the project at TOP makes from TOP/patches (vm/host/lib.sh), and
 # those its vm/stages.toml describes (read by vm/session/facts.py).
 made_stages() { TOP=$1 "$1/vm/host/info.sh" stages | tr '\n' ' ' | sed 's/ $//'; }

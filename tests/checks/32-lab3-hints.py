@@ -6,7 +6,7 @@
 # stage, from labs/3/lab.toml).
 import re
 
-from tests.checklib import Guest, expect, facts, probe, records
+from tests.checklib import Guest, expect, facts, log, probe, records
 from vm.session.session import lab_scripts
 
 LAB = 3
@@ -59,8 +59,15 @@ PROMISES = {
                       [r'No breakpoints or watchpoints'], []),
 }
 
-with Guest(lab['stage'], lab['guest_path'], halted=True) as guest:
-    run = probe(guest, 'lab3_hints.py', 300, args=lab_scripts(lab))
+# Lab 3's workload now and then ends the guest by chance (lab.toml's
+# guest_may_die; labs/3/guest.sh says why): as make grade does, the walk
+# is made once more on a fresh guest if the guest ended during it.
+for attempt in (1, 2):
+    with Guest(lab['stage'], lab['guest_path'], halted=True, keep_dead=True) as guest:
+        run = probe(guest, 'lab3_hints.py', 300, args=lab_scripts(lab))
+    if not (run.rc == 3 and lab['guest_may_die'] and attempt == 1):
+        break
+    log('the guest ended during the walk (guest_may_die): once more on a fresh guest')
 
 hints = records(run, 'hint')
 expect(hints, 'lab 3\'s menu has hints, each followed from the lab\'s stop',

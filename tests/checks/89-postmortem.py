@@ -23,7 +23,9 @@
 # and `make lab N=2 EXERCISE=1` on "never stored" and "wrong CPU" leaves
 # gdb at the death, where bt shows __handle_irq, ks-where speaks of no
 # early boot, and the kernel's words begin with the line make grade
-# quoted. The tree is check 88's
+# quoted; and `make replay N=2 EXERCISE=1` on "never stored" opens gdb at
+# the death, where reverse-continue to the page fault's entry stops at the
+# instruction the report named, or at the entry, whose pushed EIP it is. The tree is check 88's
 # (build/exercise-check), reset to the skeleton with git each run.
 import os
 import re
@@ -36,6 +38,18 @@ exercises_in('exercise-check')
 
 IRQ = 'arch/x86/kernel/irq_32.c'
 
+
+# What the replay check types at the death of "never stored": back to the
+# page fault's entry, then which instruction faulted (where gdb stopped,
+# or at the entry, the EIP the CPU pushed above the error code).
+ENTRY_BACK = b'''break asm_exc_page_fault
+reverse-continue
+python f = int(gdb.parse_and_eval('$pc'))
+python entry = gdb.selected_frame().name() == 'asm_exc_page_fault'
+python f = int(gdb.parse_and_eval('((unsigned long *)$sp)[1]')) if entry else f
+python print('==stopped in %s; the faulting instruction: %#x' % (gdb.selected_frame().name(), f))
+python gdb.execute('info symbol %#x' % f)
+'''
 
 # name: (the solution's line(s), what the learner wrote instead)
 BROKEN = {
@@ -137,6 +151,7 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
                % (name, ', '.join(EXPECT[name]), took),
                'exit %d, missing %s, QEMUs %s' % (rc, missing, left))
         keep(name, out)
+        graded_out = out
         if name in ('never stored', 'wrong CPU'):
             graded = first_words(out)
             # The learner's lab: gdb stops at the death; bt from there.
@@ -153,5 +168,26 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
                    '("%s"), and nothing speaks of early boot' % (name, graded),
                    'make lab: "%s"%s' % (first_words(out), ', and "early boot"'
                                           if 'early boot' in out else ''))
+        if name == 'never stored':
+            # Back from the death by replay: reverse-continue to the page
+            # fault's entry. QEMU stops either at the instruction that
+            # faulted (the entry's instruction count is the same: the
+            # faulting one never retired) or at the entry itself, where
+            # the CPU pushed the faulting EIP above the error code; which
+            # one differs between recordings, and both name it.
+            eip = re.search(r'faulted at EIP (0x[0-9a-f]+): (\S+)', graded_out)
+            rc, out, took = ks('replay', 2, stdin=ENTRY_BACK)
+            at = re.search(r'==stopped in (\w+); the faulting instruction: (0x[0-9a-f]+)\n'
+                           r'(?:\(gdb\) )*(\w+) \+ (\d+) in section', out)
+            left = subprocess.run(['pgrep', '-f', 'qemu-system-i386.*rr=re'],
+                                  stdout=subprocess.PIPE).stdout.decode().split()
+            expect(eip and at and 'the kernel died' in out and at.group(2) == eip.group(1) and
+                   at.group(1) in ('asm_exc_page_fault', '__handle_irq', 'execute_on_irq_stack') and
+                   '%s+%s' % at.group(3, 4) == eip.group(2).rstrip(',') and not left,
+                   '%s: make replay N=2 EXERCISE=1 opens gdb at the death; reverse-continue '
+                   'to the page fault\'s entry stops at the faulting instruction the '
+                   'report named (%s), or at the entry, whose pushed EIP is it; no QEMU '
+                   'left (%.0f s)' % (name, eip and eip.group(2).rstrip(','), took),
+                   '%s, QEMUs %s' % (at and at.groups(), left))
     with open(os.path.join(src, IRQ), 'w') as f:
         f.write(solved)

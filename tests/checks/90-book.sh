@@ -21,9 +21,11 @@ if python3 -m book.transcripts >&2; then
 	for f in "$book"/transcripts/lab*.txt; do
 		lab=$(basename "$f" .txt)
 		k=${lab#lab}
-		# Each one is a real session: the lab's banner (or crash's sys);
+		# Each one is a real session: the lab's banner (or crash's sys,
+		# or a replay's banner after the death it starts at);
 		# lab3-step.txt is a second walk of lab 3.
-		if grep -q "^==== Lab ${k%%-*}:" "$f" || grep -q '^ *PANIC: ' "$f"; then
+		if grep -q "^==== Lab ${k%%-*}:" "$f" || grep -q '^ *PANIC: ' "$f" ||
+			{ grep -q '^==== the kernel died' "$f" && grep -q '^==== A replay: ' "$f"; }; then
 			n=$((n + 1))
 		else
 			not_ok "transcript $lab.txt shows its lab's session (see $f)"

@@ -84,7 +84,10 @@ DO = {
         h.run('break print_stack_overflow'), h.go('continue')),
     'ks-irqstacks': lambda h: h.run('ks-irqstacks'),
     'ks-bt': lambda h: h.run('ks-bt'),
-    'finish': lambda h: (h.go('finish'), h.run('lx-dmesg')),
+    # finish, as stepi, now and then ends where it started, the stop
+    # reported again: a learner types it once more (stepi_off).
+    'finish': lambda h: (stepi_off(int(gdb.selected_frame().pc()),
+                                   lambda: h.go('finish')), h.run('lx-dmesg')),
     'delete / quit': lambda h: h.run('delete', 'info breakpoints'),
 }
 

@@ -15,6 +15,9 @@
                         labs 2, 3) or task file (labs 0, 1, 5, 6, 7);
                         EXERCISE=1 makes lab and grade use it
   ks hint N             the next hint for lab N's exercise
+  ks replay N           record lab N's run on one CPU, then open gdb on
+                        its replay, at the death or the lab's stop: gdb
+                        runs it backwards too (vm/session/replay.py)
   ks boot K             boot stage K with its console on this terminal
   ks crash K            open a dump of stage K after lab 6's panic in crash
 
@@ -31,7 +34,7 @@ import sys
 from vm.session import facts
 from vm.session import results
 from vm.session.answers import check_answers, read_answers, reasoned, why
-from vm.session.session import BUILD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
+from vm.session.session import BUILD, GUARD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
 
 # A lab's first stop must come within LAB_TIMEOUT seconds; a grader must
 # end within KS_GRADE_TIMEOUT.
@@ -110,6 +113,50 @@ def lab(n):
                                 % guest.end_cause()),
                   file=sys.stderr)
         return rc
+
+
+def replay(n):
+    from vm.session import exercise, replay as rr
+
+    def replayable(k):
+        lab = facts.lab(k)
+        return lab['kind'] == 'gdb' and not (facts.exercise() and exercise.is_task(lab))
+    lab = facts.lab(n)
+    if not replayable(n):
+        raise facts.Unknown('%s is no gdb session on a kernel of its own, so '
+                            'there is nothing to replay under gdb; labs that are%s: '
+                            'make replay N=k for k in %s' % (
+                                "lab %d's task" % n if facts.exercise() else
+                                'lab %d (a post-mortem in crash)' % n,
+                                ' with EXERCISE=1' if facts.exercise() else '',
+                                ' '.join(str(k) for k in facts.labs() if replayable(k))))
+    build(lab['stage'])
+    say('lab %d: recording its run on one CPU (QEMU record/replay)' % n)
+    info = rr.record(lab)
+    rr.said(info)
+    with rr.replay_guest(lab) as guest:
+        say('lab %d: replaying the recording, halted, gdb port %d, run folder %s; '
+            'a snapshot every %g s on the way' % (n, guest.port, guest.run, rr.SNAPSHOT_EVERY))
+        guest.deadline(LAB_TIMEOUT)
+        rc = guest.gdb_interactive(
+            ['-x', GUARD, '-ex', 'ks-open-replay %s%d' % ('-died ' if info['died'] else '', n),
+             '-ex', 'python lab_reached()'], env={'KS_REPLAY': '1'})
+        target = 'the death its recording saw' if info['died'] else "the lab's stop"
+        if os.path.exists(guest.path('deadline-passed')):
+            # LAB_TIMEOUT is many times what a replay to its death takes
+            # (lab 7's: about 8 s, after 3 s of recording).
+            print(guest.explain(
+                'lab %d: the replay did not reach %s within %d s: QEMU\'s replay '
+                'may have stopped following its log (%s); make replay N=%d '
+                'records the run again' % (n, target, LAB_TIMEOUT, os.path.join(
+                    info['folder'], rr.LOG), n)), file=sys.stderr)
+            rc = rc or 1
+        elif not (os.path.exists(guest.path('lab-died')) or
+                  os.path.exists(guest.path('lab-stopped'))):
+            print(guest.explain('lab %d: the replay ended before %s' % (n, target)),
+                  file=sys.stderr)
+            rc = rc or 1
+    return rc
 
 
 def task_file(n, lab):
@@ -463,7 +510,7 @@ def main(argv):
     commands = {'valid': lambda n: 0, 'stage': lambda n: print(facts.lab(n)['stage']),
                 'lab': lab, 'exercise': exercise, 'hint': hint,
                 'grade': grade, 'boot': boot, 'crash': crash_cmd,
-                'grade-all': grade_all}
+                'grade-all': grade_all, 'replay': replay}
     if argv[:1] == ['grade-all'] or argv == ['grade']:
         return grade_all(*argv[1:2] if argv[0] == 'grade-all' else ())
     if len(argv) < 2 or argv[0] not in commands:
@@ -473,7 +520,7 @@ def main(argv):
     # next lab's stage, make crash's list): vm/session/facts.py.
     if os.environ.get('KERNEL'):
         os.environ.setdefault('KERNEL_FOR', str(args[0]))
-    if argv[0] in ('lab', 'grade', 'valid', 'stage', 'exercise', 'hint'):
+    if argv[0] in ('lab', 'grade', 'valid', 'stage', 'exercise', 'hint', 'replay'):
         args[0] = facts.lab(args[0])['number']
     return commands[argv[0]](*args)
 

@@ -129,10 +129,11 @@ class GuestError(Exception):
 
 
 def _die_with_parent():
-    # Runs in the child between fork and exec: SIGTERM when the session
-    # that started it dies, whatever kills it.
+    # Runs in the child between fork and exec: SIGKILL when the session
+    # that started it dies, whatever kills it (a QEMU whose main loop is
+    # stuck never acts on a TERM).
     PR_SET_PDEATHSIG = 1
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _port_listening(port):
@@ -159,18 +160,28 @@ class Guest:
     runs = 0                     # guests started by this process so far
 
     def __init__(self, stage, script='', halted=False, append='',
-                 keep_dead=False):
+                 keep_dead=False, rr=None):
         """SCRIPT: what the guest's /init runs (a path in the guest, or
         "exit"); empty, a shell. HALTED: the CPUs wait for gdb. APPEND:
         more name=value words for the kernel's command line, which /init
         (and so SCRIPT) gets as environment variables. KEEP_DEAD: a guest
         that resets (a triple fault, a panic's reboot) is paused as it
-        was, for gdb (labs/guard.py) to read, instead of ending QEMU."""
+        was, for gdb (labs/guard.py) to read, instead of ending QEMU. RR:
+        ('record', FOLDER) records the run in FOLDER (vm/session/replay.py),
+        ('replay', FOLDER) replays it; either on one CPU, under TCG."""
         self.stage, self.script, self.halted = stage, script, halted
         self.keep_dead = keep_dead
         self.append = append
         self.accel = os.environ.get('ACCEL') or 'tcg'
         self.cpus = int(os.environ.get('CPUS') or 2)
+        self.rr = rr
+        if rr:
+            # QEMU 7.2 records one CPU only ("Record/replay feature is not
+            # supported for 'smp'"), and only what TCG executes.
+            self.cpus = 1
+            if self.accel != 'tcg':
+                raise GuestError('ACCEL=%s: QEMU records and replays only under '
+                                 'TCG; leave ACCEL unset' % self.accel)
         self.mem = int(os.environ.get('MEM') or 128)
         # The machine's record: QEMU's program, the image, its devices.
         self.machine = facts.machine(stage)
@@ -216,6 +227,21 @@ class Guest:
                      % self.path('serial.log'), '-serial', 'chardev:con']
         else:
             args += ['-serial', 'file:%s' % self.path('serial.log')]
+        if self.rr:
+            # icount makes the run a function of its inputs, which the log
+            # (replay.bin) keeps; the snapshots (init at the start, more
+            # as a replay goes forwards) go to a qcow2 drive no device uses.
+            # shift=7 (128 ns of guest time per instruction): with
+            # shift=auto the log grew by 11 MB per guest second and a
+            # replay ran 20 times slower than its recording; with 7, by
+            # 0.25 MB and 5 times. The kvmvapic device is off: in
+            # QEMU 7.2, loading a snapshot (each reverse step does) with
+            # it deadlocks.
+            mode, folder = self.rr
+            args += ['-icount', 'shift=7,rr=%s,rrfile=%s,rrsnapshot=init'
+                     % (mode, os.path.join(folder, 'replay.bin')),
+                     '-drive', 'file=%s,if=none,id=rr' % os.path.join(folder, 'snapshots.qcow2'),
+                     '-global', 'apic-common.vapic=off']
         if self.halted:
             args += ['-S']
         args += ['-gdb', 'tcp:127.0.0.1:%d' % self.port]
