@@ -49,19 +49,20 @@ def said(serial):
     own "FAIL: ..." is not: the scheduler's check may still notice
     later); ('', '') if none."""
     found = []
-    for pattern, noticed in SAYINGS:
+    # Where two sayings find one line, the first of SAYINGS names it.
+    for rank, (pattern, noticed) in enumerate(SAYINGS):
         m = re.search(r'^.*%s.*$' % pattern, serial, re.M)
         if m:
-            found.append((m.start(), m.group(0), noticed))
+            found.append((m.start(), rank, m.group(0), noticed))
     if not found:
         return '', ''
     found.sort()
-    line = found[0][1]
-    noticed = next((n for _, _, n in found if not n.startswith('never')),
-                   found[0][2])
+    line = found[0][2]
+    noticed = next((n for _, _, _, n in found if not n.startswith('never')),
+                   found[0][3])
     # A fault after the test's own "FAIL: ..." (the recursion returned)
     # came at a later use of what it overwrote, not at the write itself.
-    if found[0][2].startswith('never') and noticed.startswith('at once: '):
+    if found[0][3].startswith('never') and noticed.startswith('at once: '):
         noticed = 'later: ' + noticed[len('at once: '):]
     line = re.sub(r'^\[[ \d.]+\] (lkdtm: )?', '', line).strip()
     # %p prints a hashed pointer; the log's next lines have the address.
