@@ -104,6 +104,10 @@ KINDS = [
      re.compile(r'^# A real (?:crash )?session: .*(?:\n#.*)*', re.M), '# A real session: HEAD'),
     ('run folders', re.compile(r'build/run/[\w.-]+'), 'build/run/RUN'),
     ('times of day', re.compile(r'\b\d{1,2}:\d\d:\d\d\b'), 'HH:MM:SS'),
+    ("dates (crash's DATE, the kernel's build date in VERSION: the weekday and "
+     "month change with the day the run was made)",
+     re.compile(r'\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|'
+                r'Aug|Sep|Oct|Nov|Dec) +\d{1,2}\b'), 'DAY'),
     ('addresses (hex numbers, with or without 0x)',
      re.compile(r'\b(?:0x[0-9a-f]+|[0-9a-f]{8}(?:[0-9a-f]{8})?)\b'), 'ADDR'),
     ('printk times', re.compile(r'\[ *\d+\.\d+\]'), '[TIME]'),
