@@ -37,7 +37,6 @@ SAYINGS = [
     # the overflow's damage was met, in whatever code met it.
     (r'\S.*: [0-9a-f]{4} \[#\d+\]', 'later: an oops, where code met '
      'what the writes under the stack had damaged'),
-    (r'Kernel panic - not syncing', 'later: a panic'),
 ]
 LOGGED = re.compile(r'lab 7|lkdtm|BUG:|FAIL:|Kernel panic|Stack offset|'
                     r'corrupted stack')
