@@ -24,11 +24,14 @@ What a citation is
   Its line, if any: PATH:N or PATH:N-M, `PATH` ~N, or a phrase "line N",
   "lines N-M", "around line N" later in the same sentence, which cites
   the identifier nearest before it (table cells say "`softirq.c`: `a()`
-  (line 416), `b()` (line 484)": two citations).
+  (line 416), `b()` (line 484)": two citations). After PATH:N such a
+  phrase is a citation of its own ("unwind_frame.c:80-87, through
+  `b()`, called at line 276": `b()` at 276).
 
-  Not read: a second line of the same file ("`traps.c:421` and
-  `:492`", "unwind_frame.c:80-87 and 295"), a top-level file without a
-  folder (Makefile, Kconfig: too common a word to be sure of).
+  Not read: a second line of the same file with no "line" before it
+  ("`traps.c:421` and `:492`", "unwind_frame.c:80-87 and 295"), a
+  top-level file without a folder (Makefile, Kconfig: too common a word
+  to be sure of).
 
   2.6 citations are not checked: paths under arch/i386/ or include/asm-
   (layouts 6.1 does not have) and citations whose identifier follows
@@ -56,12 +59,22 @@ and labs/N/...: lab N's stage, as vm/session/ks stage N says, x86_64 being
 stage 0's tree; every other text: stage 0, as book/symcheck.sh does)
   - the file exists (a folder is fine: "arch/x86");
   - the identifier is in the file, as a whole word (in a Kconfig file
-    without its CONFIG_ prefix), and with a line, on one of lines
-    N-SLACK to M+SLACK: cited lines drift as the tree is patched, a few
-    lines of slack keep a citation true while it still points at the code.
+    without its CONFIG_ prefix), and with a line, in the code on one of
+    lines N-SLACK to M+SLACK: cited lines drift as the tree is patched
+    and from one 6.1 release to the next, a few lines of slack keep a
+    citation true while it still points at the code. In the code: not in
+    a C comment (/* */, //) nor in a preprocessor line, but for the name
+    a #define defines and a CONFIG_ option (C tests those in #if lines);
+    a comment that names a function is not where the function is.
+    Found on another line than the cited one(s), the citation holds, and
+    a note names the cited line and the line found (the shift); it
+    fails when the identifier is gone from around the cited line.
   A stage tree not built yet: the pristine tree (build/src/linux) stands
   in for it. For a file the stage's patches change that is only an
   approximation, and the citation carries a note saying so.
+
+run(..., root=DIR) reads every citation in the tree DIR instead (check
+18's scratch copy of a file, with a function moved or deleted).
 
 main prints one line per failure, the notes, the unpaired citations, and
 "checked N citations in M files (K with a line number)", M counting the
@@ -234,21 +247,21 @@ def cite(t, found, m, path, first, last, stage):
     said = re.sub(r'\n[ \t#*]*', '', m.group(0))
     own = Citation(t.name, t.line(m.start()), said, path, first,
                    last, ident and ident[2], stage, m.start())
-    if first is None:
-        for ph in LINE_PHRASE.finditer(t.masked, b):
-            # The phrase is this path's if no other path comes between.
-            if t.sentence(ph.start()) != t.sentence(b) or any(
-                    b <= p.start() < ph.start() for p in t.paths + t.bares):
-                break
-            between = [i for i in t.idents if b <= i[0] and i[1] <= ph.start()]
-            name = between[-1][2] if between else own.ident
-            n, last = int(ph.group(1)), int(ph.group(2) or ph.group(1))
-            c = own._replace(first=n, last=last, ident=name, said='%s ... %s' % (
-                said, t.text[ph.start():ph.end()]), line=t.line(ph.start()))
-            if name == own.ident:
-                own = c._replace(line=own.line)
-            else:
-                found.append(c)
+    lined = first is not None
+    for ph in LINE_PHRASE.finditer(t.masked, b):
+        # The phrase is this path's if no other path comes between.
+        if t.sentence(ph.start()) != t.sentence(b) or any(
+                b <= p.start() < ph.start() for p in t.paths + t.bares):
+            break
+        between = [i for i in t.idents if b <= i[0] and i[1] <= ph.start()]
+        name = between[-1][2] if between else own.ident
+        n, last = int(ph.group(1)), int(ph.group(2) or ph.group(1))
+        c = own._replace(first=n, last=last, ident=name, said='%s ... %s' % (
+            said, t.text[ph.start():ph.end()]), line=t.line(ph.start()))
+        if name == own.ident and not lined:
+            own, lined = c._replace(line=own.line), True
+        else:
+            found.append(c)
     found.append(own)
 
 
@@ -313,8 +326,11 @@ def patched_files(k):
     return _PATCHED[k]
 
 
-def tree(stage, path):
-    """(the tree to read PATH in, a note or None) for a text of STAGE."""
+def tree(stage, path, root=None):
+    """(the tree to read PATH in, a note or None) for a text of STAGE;
+    ROOT, if given, stands in for every tree (a scratch copy)."""
+    if root:
+        return root, None
     k = str(facts.stage(stage)['tree'])
     src = session.stage_src(k)
     if os.path.isdir(src):
@@ -325,39 +341,103 @@ def tree(stage, path):
     return PRISTINE, None
 
 
-def check(c):
-    """(why citation C fails or None, a note or None)."""
-    root, note = tree(c.stage, c.path)
-    f = os.path.join(root, c.path)
-    where = tree_name(c.stage) if root != PRISTINE else 'the pristine tree'
-    if not os.path.exists(f):
-        return 'no such file in %s (%s)' % (where, root), note
-    if os.path.isdir(f) or (c.ident is None and c.first is None):
-        return None, note
+# C's comments and literals, in one pass (a "/*" inside a string is not a
+# comment, nor a quote inside a comment a string).
+C_TOKEN = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*(\w*)(.*)$')
+
+
+def code(path, lines):
+    """LINES of the file PATH as code: in C and assembler (.c, .h, .S,
+    .lds), comments blanked (a /* */ comment keeps its line breaks, so
+    line numbers hold) and preprocessor lines blanked but for the name a
+    #define defines; in a Kconfig file its # comments blanked. Other
+    files (Documentation, Makefiles) as they are. CONFIG_ options are
+    looked for in the raw lines (C tests them in #if lines)."""
+    base = os.path.basename(path)
+    if base.startswith('Kconfig'):
+        return [re.sub(r'#.*', '', line) for line in lines]
+    if not base.endswith(('.c', '.h', '.S', '.lds')):
+        return lines
+    text = C_TOKEN.sub(lambda m: (re.sub(r'[^\n]', ' ', m.group()) if m.group()[0] == '/'
+                                  else m.group()), '\n'.join(lines))
+    out = []
+    for line in text.split('\n'):
+        d = DIRECTIVE.match(line)
+        if d:
+            # "#define NAME": the macro stands there; the rest is not code.
+            m = re.match(r'\s*(\w+)', d.group(2)) if d.group(1) == 'define' else None
+            line = m.group(1) if m else ''
+        out.append(line)
+    return out
+
+
+def read_lines(f):
+    """(the raw lines of file F, the same as code()), read once."""
     if f not in _FILES:
         with open(f, errors='replace') as fh:
-            _FILES[f] = fh.read().splitlines()
-    lines = _FILES[f]
+            raw = fh.read().splitlines()
+        _FILES[f] = raw, code(f, raw)
+    return _FILES[f]
+
+
+def check(c, root=None):
+    """(why citation C fails or None, a note or None). With a line, the
+    identifier must stand in the code within SLACK lines of it (not only
+    in a comment or a preprocessor test there); found on another line
+    than the cited one(s), the note names both."""
+    base, note = tree(c.stage, c.path, root)
+    f = os.path.join(base, c.path)
+    where = ('the tree given' if root else 'the pristine tree' if base == PRISTINE
+             else tree_name(c.stage))
+    if not os.path.exists(f):
+        return 'no such file in %s (%s)' % (where, base), note
+    if os.path.isdir(f) or (c.ident is None and c.first is None):
+        return None, note
+    raw, lines = read_lines(f)
     if c.ident is None:
-        ok = c.last <= len(lines)
-        return None if ok else 'line %d is past its end (%d lines)' % (c.last, len(lines)), note
+        ok = c.last <= len(raw)
+        return None if ok else 'line %d is past its end (%d lines)' % (c.last, len(raw)), note
     name = c.ident
     if os.path.basename(c.path).startswith('Kconfig') and name.startswith('CONFIG_'):
         name = name[len('CONFIG_'):]
     word = re.compile(r'(?<!\w)%s(?!\w)' % re.escape(name))
-    at = [i + 1 for i, line in enumerate(lines) if word.search(line)]
+    at = [i + 1 for i, line in enumerate(raw) if word.search(line)]
     if not at:
         return '`%s` is not in %s' % (name, c.path), note
-    if c.first is not None and not any(c.first - SLACK <= i <= c.last + SLACK for i in at):
+    if c.first is None:
+        return None, note
+    cited = c.first if c.first == c.last else '%d-%d' % (c.first, c.last)
+    # Where the name stands in the code (a CONFIG_ option: where C tests it).
+    where_code = at if name.startswith('CONFIG_') else \
+        [i for i in at if word.search(lines[i - 1])]
+    near = [i for i in where_code if c.first - SLACK <= i <= c.last + SLACK]
+    if not near:
+        only = [i for i in at if c.first - SLACK <= i <= c.last + SLACK]
+        if only:
+            return ('`%s` is not in the code within %d lines of line %s: only a comment or a '
+                    'preprocessor line names it there (line %s); in the code it is on line %s' % (
+                        name, SLACK, cited, ', '.join(map(str, only)),
+                        listed(where_code) or 'none')), note
         return '`%s` is not within %d lines of line %s (it is on line %s)' % (
-            name, SLACK, c.first if c.first == c.last else '%d-%d' % (c.first, c.last),
-            ', '.join(map(str, at[:6])) + (', ...' if len(at) > 6 else '')), note
+            name, SLACK, cited, listed(at)), note
+    if not any(c.first <= i <= c.last for i in near):
+        found = min(near, key=lambda i: min(abs(i - c.first), abs(i - c.last)))
+        shift = found - (c.first if found < c.first else c.last)
+        moved = 'cited line %s, found on line %d (%+d)' % (cited, found, shift)
+        note = '; '.join(n for n in (note, moved) if n)
     return None, note
 
 
-def run(names, top=TOP):
+def listed(lines):
+    return ', '.join(map(str, lines[:6])) + (', ...' if len(lines) > 6 else '')
+
+
+def run(names, top=TOP, root=None):
     """Check the citations of the texts NAMES (relative to TOP): the
-    citations and [(citation, why)] failures, [(citation, note)] notes."""
+    citations and [(citation, why)] failures, [(citation, note)] notes.
+    ROOT: a kernel tree to read every citation in instead of the stages'
+    (check 18's scratch copy)."""
     sources = {}
     for name in names:
         with open(os.path.join(top, name), errors='replace') as f:
@@ -365,7 +445,7 @@ def run(names, top=TOP):
     cites = find(sources)
     failures, notes = [], []
     for c in cites:
-        why, note = check(c)
+        why, note = check(c, root)
         if why:
             failures.append((c, why))
         if note:
