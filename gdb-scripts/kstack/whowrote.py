@@ -52,10 +52,13 @@ def back_to_write(addr):
     makes it (a rep stos too, which writes one element a step). Returns
     (None, the word before, after), or (what gdb said, None, None) at the
     start of the recording (or before the kernel mapped ADDR). QEMU
-    stops with the write made, but its stop reply does not always name
-    the watchpoint, so a write is found by the word itself: it differs
-    one step back. Other stops (a breakpoint of the learner's) are
-    passed."""
+    stops with the write made, and running backwards its stop reply
+    never names the watchpoint: it replays forwards from the snapshot
+    before, notes each write the watchpoint covers without stopping,
+    seeks to just after the last one and reports a plain SIGTRAP
+    (replay_reverse_continue() in QEMU 7.2's replay/replay-debugging.c).
+    So a write is found by the word itself: it differs one step back.
+    Other stops (a breakpoint of the learner's) are passed."""
     while True:
         try:
             out = gdb.execute('reverse-continue', to_string=True)
