@@ -80,8 +80,10 @@ def pieces(build=BUILD):
 # run repeatable, hangs 7.2's i386 guests at "Booting SMP
 # configuration"). Commands (prompt lines, whole), function names from a
 # lab's stop down to the interrupt's entry frame, the pt_regs line and
-# how a chain ends, stack kinds, THREAD_SIZE and stack sizes, file:line
-# numbers and every word are compared.
+# how a chain ends, stack kinds, THREAD_SIZE and stack sizes, source
+# file names and every word are compared; a source line number is a kind
+# (cited lines move between 6.1 point releases, as book/citations.py
+# allows too), but the function named beside it is a word.
 WRAP = re.compile(r'%s\n *' % WRAP_MARK)
 FRAME = re.compile(r'^\s*(?:#N|\[ADDR\])\s')
 # A frame of the entry code, in ks-bt's, a grader's or crash's listing or
@@ -103,6 +105,9 @@ KINDS = [
     ('the provenance head (date, host kernel, versions)',
      re.compile(r'^# A real (?:crash )?session: .*(?:\n#.*)*', re.M), '# A real session: HEAD'),
     ('run folders', re.compile(r'build/run/[\w.-]+'), 'build/run/RUN'),
+    ("source line numbers (kernel/sched/core.c:5816, gdb's 'at file.c:123': "
+     "another 6.1 point release, or a patch, moves the lines)",
+     re.compile(r'\b([\w.-]+\.(?:c|h|S)):\d+(?:-\d+)?\b'), r'\1:LINE'),
     ('times of day', re.compile(r'\b\d{1,2}:\d\d:\d\d\b'), 'HH:MM:SS'),
     ("dates (crash's DATE, the kernel's build date in VERSION: the weekday and "
      "month change with the day the run was made)",
