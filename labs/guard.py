@@ -87,8 +87,9 @@ def on_death(examine=death.examine):
     lines.append('(told in %.1f s, from the stop where it died)' % (time.time() - t0))
     if facts.exercise() and os.environ.get('KS_LAB') and not os.environ.get('KS_REPLAY'):
         # Who wrote what killed it is a question for a replay, run backwards.
-        lines += ['Back in time from this death: make replay N=%s EXERCISE=1'
-                  % os.environ['KS_LAB'],
+        from vm.session import folders
+        lines += ['Back in time from this death: %s' % folders.make_line(
+                      'replay N=%s EXERCISE=1' % os.environ['KS_LAB']),
                   '  (it records one CPU: a death that needs two may not come there)']
     keep('postmortem.txt', lines)
     if not os.environ.get('KS_INTERACTIVE'):
@@ -275,6 +276,101 @@ Try:
 '''
 
 
+# Where a kernel ends the machine: a panic's restart (panic=-1), the
+# workload's reboot -f, a halt. The guest's reset ends QEMU, and with it
+# the replay: gdb would have no target left to go back on.
+END_POINTS = ('emergency_restart', 'kernel_restart', 'kernel_halt', 'kernel_power_off')
+
+
+class EndOfRecording(gdb.Breakpoint):
+    """A stop at the last thing a replay can run: the kernel about to
+    reset or halt the machine. Past it, QEMU ends, and reverse-stepi has
+    nothing to step back on."""
+    def __init__(self, function):
+        super().__init__(function, internal=True)
+        self.function = function
+        self.silent = True
+
+    def stop(self):
+        gdb.write('\nks: the end of the recording: the kernel is in %s(), about to '
+                  'reset the machine, which ends QEMU and the replay. Nothing comes '
+                  'after it: reverse-stepi, reverse-finish, reverse-continue and '
+                  'ks-who-wrote go back from here.\n' % self.function)
+        return True
+
+
+def stop_at_the_end():
+    """EndOfRecording breakpoints, on the functions of END_POINTS this
+    kernel has."""
+    for function in END_POINTS:
+        if gdb.lookup_global_symbol(function) is not None:
+            EndOfRecording(function)
+
+
+class Watched:
+    """Name the watchpoint a replay stopped at. Running backwards,
+    QEMU's stop reply names no watchpoint (gdbstub: the seek ends in a
+    plain SIGTRAP), so gdb says only 'Program received signal SIGTRAP'.
+    Each stop, the words of the learner's watchpoints are read and kept:
+    at a SIGTRAP gdb cannot explain, the one watchpoint set, or those
+    whose word changed since the last stop, were hit; where several are
+    set and none changed (a write of the value the word held), it says
+    it was one of them."""
+    values = {}
+
+    @staticmethod
+    def points():
+        return [bp for bp in gdb.breakpoints() if bp.is_valid() and bp.enabled
+                and bp.visible and bp.type in (gdb.BP_HARDWARE_WATCHPOINT,
+                                               gdb.BP_WATCHPOINT)]
+
+    @staticmethod
+    def read(bp):
+        try:
+            return int(gdb.parse_and_eval(bp.expression.replace('-location ', '', 1)))
+        except (gdb.error, gdb.MemoryError, ValueError):
+            return None
+
+    @classmethod
+    def on_created(cls, bp):
+        if bp in cls.points():
+            cls.values[bp.number] = cls.read(bp)
+
+    @staticmethod
+    def bare_sigtrap():
+        """gdb stopped on a SIGTRAP it could not explain (a plain StopEvent
+        to Python; 'info program' tells it from a step's stop)."""
+        try:
+            return 'stopped with signal SIGTRAP' in gdb.execute('info program',
+                                                                  to_string=True)
+        except gdb.error:
+            return False
+
+    @classmethod
+    def on_stop(cls, event):
+        points = cls.points()
+        now = {bp.number: cls.read(bp) for bp in points}
+        if (points and not isinstance(event, gdb.BreakpointEvent)
+                and cls.bare_sigtrap()):
+            changed = [bp for bp in points
+                       if bp.number in cls.values and cls.values[bp.number] != now[bp.number]]
+            hit = changed or (points if len(points) == 1 else [])
+            if not hit:
+                gdb.write('ks: one of watchpoints %s was hit (the word of none changed '
+                          'since the last stop: a write of the value it held)\n'
+                          % ', '.join(str(bp.number) for bp in points))
+            for bp in hit:
+                was = cls.values.get(bp.number)
+                gdb.write('ks: watchpoint %d (%s) was hit: the write just before here '
+                          '(backwards, QEMU stops after the write and names no '
+                          'watchpoint); the word is %s%s\n' % (
+                              bp.number, bp.expression,
+                              '?' if now[bp.number] is None else '%#x' % now[bp.number],
+                              ', as at the last stop' if was == now[bp.number] else
+                              '' if was is None else ', %#x at the last stop' % was))
+        cls.values = now
+
+
 class OpenReplay(gdb.Command):
     """Open a lab's replay (make replay N=k): continue to the kernel's
 death, where the recording ended with one (-died), else to the lab's
@@ -290,8 +386,11 @@ Usage: ks-open-replay [-died] N"""
         n = [w for w in words if w != '-died']
         if len(n) != 1 or not n[0].isdigit():
             raise gdb.GdbError('usage: ks-open-replay [-died] N')
+        gdb.events.stop.connect(Watched.on_stop)
+        gdb.events.breakpoint_created.connect(Watched.on_created)
         if '-died' not in words:
             gdb.execute('ks-open-lab %s' % n[0], from_tty)
+            stop_at_the_end()
             gdb.write(REPLAY_BANNER)
             return
         os.environ['KS_LAB'] = n[0]
@@ -302,6 +401,7 @@ Usage: ks-open-replay [-died] N"""
             LabStop.running = False
         if not died:
             give_up('the replay ended without the death its recording saw')
+        stop_at_the_end()
         gdb.write(LabStop.told + REPLAY_BANNER)
 
 

@@ -23,6 +23,7 @@
 #
 # ks-death prints the report again at the prompt.
 import os
+import re
 import subprocess
 
 import gdb
@@ -34,6 +35,12 @@ from vm.session.kernelwords import FIRST, kernel_words, tree_path   # vm/session
 DEATH_POINTS = {'oops_end': 'an oops', 'panic': 'a panic'}
 
 last = None          # the report of the last death seen, for ks-death
+# What the last death points at, for ks-who-wrote's default: {'kind':
+# 'oops' or 'panic', 'words': the kernel's first line, 'address': the
+# faulting address of a page fault (its BUG line's "address: ..."), or
+# None}.
+cause = None
+FAULT_ADDRESS = re.compile(r'address: ([0-9a-f]+)')
 
 
 def _console_text():
@@ -160,7 +167,13 @@ def examine():
     point = stacks.symbol(pc).split('+')[0]
     out = ['==== the kernel died: %s on CPU %d ====' % (
         DEATH_POINTS.get(point, point), cpu)]
-    out += _kernel_said("The kernel's words:")
+    said = _kernel_said("The kernel's words:")
+    out += said
+    global cause
+    first = said[1].strip() if said else ''
+    m = FAULT_ADDRESS.search(first)
+    cause = {'kind': 'oops' if point == 'oops_end' else 'panic', 'words': first,
+             'address': int(m.group(1), 16) if m else None}
     if point == 'oops_end':
         ip, sp, bp = _fault_regs()
         out.append('It faulted at %s %#x: %s' % (stacks.reg_names()[0], ip,

@@ -20,8 +20,13 @@ except ImportError:
 
 
 def _folder():
+    # The session names the kernel's folder (KS_STAGE_DIR): an exercise
+    # folder may be reached through a link, and gdb knows only the real
+    # path of vmlinux. Else beside that vmlinux's obj/.
+    where = os.environ.get('KS_STAGE_DIR')
     obj = stacks.obj_folder()
-    path = obj and os.path.join(os.path.dirname(obj), 'modules', 'src')
+    where = where or (obj and os.path.dirname(obj))
+    path = where and os.path.join(where, 'modules', 'src')
     return path if path and os.path.isdir(path) else None
 
 

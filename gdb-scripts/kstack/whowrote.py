@@ -92,6 +92,36 @@ def quietly(action):
         os.close(null)
 
 
+def default_word(cpu):
+    """(the address ks-who-wrote watches without ADDR, what it is), from
+    what the kernel died of, if it died; a KstackError that says what to
+    give it where the death names no word."""
+    cause = death.cause
+    said = cause and cause['words'] or 'its death'
+    magic = end_magic(cpu)
+    # An end magic gone is the most telling write, whatever the kernel
+    # died of after it (the scheduler's check, or an oops in code that
+    # met the damage).
+    if (cause is None or stacks.word(magic) != threadinfo.STACK_END_MAGIC or any(
+            w in said for w in ('stack end', 'Thread overran stack', 'stack guard page'))):
+        return magic, 'end magic'
+    address = cause['address']
+    if 'NULL pointer dereference' in said:    # the kernel's own word for it
+        raise stacks.KstackError(
+            'the kernel died of a NULL pointer dereference ("%s"): it used '
+            'address %#x, which nothing writes. Who wrote the NULL pointer is '
+            'the question: give ks-who-wrote the address of the pointer the '
+            'faulting line read (ks-death shows the line; e.g. ks-who-wrote '
+            '&p->next, with the names of that line, in the frame where it '
+            'faulted)' % (said, address or 0))
+    if address is not None:
+        return address, 'faulting address'
+    raise stacks.KstackError(
+        'the kernel died ("%s"), and its words name no address to watch: '
+        'give ks-who-wrote one (ks-who-wrote ADDR; ks-death says where it '
+        'died)' % said)
+
+
 class KsWhoWrote(stacks.Command):
     """Go back in time to the write that changed a word, and say who made it.
 
@@ -119,16 +149,26 @@ word's address (p/x *$ks_wrote)."""
     def run(self, arg):
         cpu = stacks.selected_cpu()
         again = not arg.strip() and KsWhoWrote.last is not None
+        kind = 'end magic'
         if arg.strip():
             addr = int(gdb.parse_and_eval(arg)) & stacks.mask()
+        elif again:
+            addr = KsWhoWrote.last
         else:
-            addr = KsWhoWrote.last if again else end_magic(cpu)
+            addr, kind = default_word(cpu)
         KsWhoWrote.last = addr
         gdb.set_convenience_variable('ks_wrote', addr)     # p/x *$ks_wrote
-        what = named(addr, cpu)
+        try:
+            what = named(addr, cpu)
+        except (gdb.error, gdb.MemoryError):
+            what = 'on a stack this kernel cannot list here'
         magic = threadinfo.STACK_END_MAGIC
         # The first time without ADDR, the magic gone: the write that took it.
-        smashed = not arg.strip() and not again and stacks.word(addr) != magic
+        smashed = (not arg.strip() and not again and kind == 'end magic'
+                   and stacks.word(addr) != magic)
+        if kind == 'faulting address':
+            gdb.write('ks-who-wrote: the kernel faulted at %#x (%s): back to the '
+                      'last write there\n' % (addr, death.cause['words']))
         start = instructions()
         watch = gdb.Breakpoint('*(unsigned long *)%#x' % addr, gdb.BP_WATCHPOINT,
                                gdb.WP_WRITE, internal=True)
@@ -171,8 +211,14 @@ word's address (p/x *$ks_wrote)."""
             gdb.write('      %s\n' % line)
         gdb.write('  it writes %#010x over %#010x%s\n' % (
             after, before, ' (STACK_END_MAGIC)' if before == magic else ''))
-        gdb.write('  %s %#x: %s\n' % (stacks.reg_names()[1], sp, stacks.describe(sp, cpu)))
-        gdb.execute('ks-bt %d' % cpu)
+        try:
+            gdb.write('  %s %#x: %s\n' % (stacks.reg_names()[1], sp, stacks.describe(sp, cpu)))
+            gdb.execute('ks-bt %d' % cpu)
+        except (gdb.error, gdb.MemoryError) as e:
+            # Early in boot (before the per-CPU areas), the stacks are not
+            # all known yet.
+            gdb.write('  (its stack and frames cannot be told this early in the '
+                      'boot: %s)\n' % e)
         gdb.write('You are just before that write: stepi makes it, reverse-stepi '
                   'goes one more\ninstruction back, continue goes forwards; '
                   'ks-who-wrote again finds the write before.\n')

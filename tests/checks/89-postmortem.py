@@ -25,7 +25,9 @@
 # early boot, and the kernel's words begin with the line make grade
 # quoted; and `make replay N=2 EXERCISE=1` on "never stored" opens gdb at
 # the death, where reverse-continue to the page fault's entry stops at the
-# instruction the report named, or at the entry, whose pushed EIP it is. The tree is check 88's
+# instruction the report named, or at the entry, whose pushed EIP it is;
+# there ks-who-wrote without a word says what to give it, and continue
+# stops at the end of the recording, where reverse-stepi works. The tree is check 88's
 # (build/exercise-check), reset to the skeleton with git each run.
 import os
 import re
@@ -49,6 +51,11 @@ python entry = gdb.selected_frame().name() == 'asm_exc_page_fault'
 python f = int(gdb.parse_and_eval('((unsigned long *)$sp)[1]')) if entry else f
 python print('==stopped in %s; the faulting instruction: %#x' % (gdb.selected_frame().name(), f))
 python gdb.execute('info symbol %#x' % f)
+ks-who-wrote
+delete
+continue
+reverse-stepi
+python print('==after reverse-stepi: %#x' % int(gdb.parse_and_eval('$pc')))
 '''
 
 # name: (the solution's line(s), what the learner wrote instead)
@@ -189,5 +196,20 @@ if expect(src, 'lab 2\'s exercise tree is there', out):
                    'report named (%s), or at the entry, whose pushed EIP is it; no QEMU '
                    'left (%.0f s)' % (name, eip and eip.group(2).rstrip(','), took),
                    '%s, QEMUs %s' % (at and at.groups(), left))
+            # ks-who-wrote with no word to watch: a NULL pointer was used,
+            # and it says what to give it instead; then continue runs to
+            # the end of the recording, which is a stop, and one step
+            # back from there works.
+            expect('died of a NULL pointer dereference' in out and
+                   'give ks-who-wrote the address of the pointer' in out and
+                   'Python Exception' not in out,
+                   '%s: in its replay, ks-who-wrote with no argument says what to give '
+                   'it (a NULL dereference names no word), with no Python exception'
+                   % name, out[-1500:])
+            expect('ks: the end of the recording' in out and
+                   'does not support this command' not in out and
+                   re.search(r'==after reverse-stepi: 0x[0-9a-f]+', out),
+                   '%s: continue runs to the end of the recording, a stop where '
+                   'reverse-stepi works' % name, out[-1500:])
     with open(os.path.join(src, IRQ), 'w') as f:
         f.write(solved)

@@ -32,6 +32,8 @@ echo \\n
 monitor info replay
 reverse-stepi
 monitor info replay
+watch -l *(unsigned long *)$ks_wrote
+reverse-continue
 '''
 
 rc, out, took = ks('replay', 4, exercise=False, stdin=COMMANDS)
@@ -65,6 +67,12 @@ counts = [int(c) for c in re.findall(r'instruction count = (\d+)', out)]
 expect(len(counts) == 3 and counts[1] == counts[0] + 1 and counts[2] == counts[0],
        'stepi and reverse-stepi there move QEMU\'s instruction count by one each way',
        counts)
+# A learner's own watchpoint, run backwards: QEMU's stop names none (a
+# plain SIGTRAP), and the guard says which it was.
+expect(re.search(r'ks: watchpoint \d+ \(-location \*\(unsigned long \*\)\$ks_wrote\)'
+                 r' was hit: the write just before here', out),
+       'a watch -l then reverse-continue stops with a line naming the watchpoint',
+       out[-800:])
 
 
 def qemus_left(arch):

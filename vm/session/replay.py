@@ -29,7 +29,7 @@ import threading
 import time
 
 from vm.session import kernelwords
-from vm.session.session import BUILD, Guest, GuestError, say
+from vm.session.session import BUILD, Guest, GuestError, say, stage_dir
 
 # Seconds between snapshots while replaying, and the longest recording
 # (about 45 s of the guest's clock, which runs faster under -icount).
@@ -40,8 +40,13 @@ SNAPSHOTS = 'snapshots.qcow2'
 
 
 def folder(lab):
-    """Where lab LAB's recording is kept: one per lab and kernel."""
-    return os.path.join(BUILD, 'replay', 'lab%d-%s' % (lab['number'], lab['stage']))
+    """Where lab LAB's recording is kept: one per lab and kernel; an
+    exercise kernel's in its own folder (EXERCISES/k/replay), so that two
+    learners' folders never share one."""
+    stage = str(lab['stage'])
+    if stage.startswith('e'):
+        return os.path.join(stage_dir(stage), 'replay')
+    return os.path.join(BUILD, 'replay', 'lab%d-%s' % (lab['number'], stage))
 
 
 def _guest(lab, where, mode, **kw):

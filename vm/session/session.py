@@ -606,17 +606,30 @@ class Guest:
                 '-iex', 'set directories %s:%s:%s:$cdir:$cwd' % (
                     stage_src(self.stage), stage_obj(self.stage),
                     stage_dir(self.stage)),
-                '-iex', 'add-auto-load-safe-path %s' % BUILD,
+                '-iex', 'add-auto-load-safe-path %s' % BUILD] + [
+                    a for folder in self._safe_folders()
+                    for a in ('-iex', 'add-auto-load-safe-path %s' % folder)] + [
                 '-iex', 'set confirm off', '-iex', 'set pagination off',
                 '-ex', 'source %s' % os.path.join(TOP, 'gdb-scripts', 'load.py'),
                 '-ex', 'target remote 127.0.0.1:%d' % self.port] + list(args) + [
                     os.path.join(stage_obj(self.stage), 'vmlinux')]
 
+    def _safe_folders(self):
+        """Where this kernel's vmlinux-gdb.py may be, for gdb's auto-load
+        safe path beyond the build folder: its objects' folder as named
+        and as gdb resolves it (an exercise folder may lie anywhere,
+        EXERCISES, or be reached through a link)."""
+        obj = stage_obj(self.stage)
+        return sorted({obj, os.path.realpath(obj)} - {BUILD})
+
     def _gdb_env(self, env):
         self.gdb_runs += 1
         records = self.path('gdb-%d.jsonl' % self.gdb_runs)
+        # KS_STAGE_DIR: the kernel's folder as the session names it
+        # (gdb-scripts/kstack/modsyms.py finds the lab modules there, not
+        # beside the real path of vmlinux, which a link may lead elsewhere).
         return dict(os.environ, KS_RUN=self.run, KS_RESULTS=records,
-                    **(env or {})), records
+                    KS_STAGE_DIR=stage_dir(self.stage), **(env or {})), records
 
     def gdb(self, args, timeout=TIMEOUT, env=None, guarded=False):
         """gdb in batch mode on this guest, running ARGS (-x FILE, -ex
