@@ -18,7 +18,7 @@
 is() {
 	verdict=pass
 	[ "$2" = "$3" ] || verdict=FAIL
-	printf '%-52s %8s %8s %6s  %s\n' "$1" "$2" "$3" - "$verdict" | tee -a "$results"
+	printf '%-52s %8s %8s %8s %6s  %s\n' "$1" "$2" "$(before "$1")" "$3" - "$verdict" | tee -a "$results"
 }
 
 # in_clone CLONE CMD...: CMD in CLONE, as a learner there runs it: none of

@@ -1,10 +1,12 @@
 # Grader of lab 6 (stage 2): a post-mortem. Run by vm/session/ks (make grade N=6)
-# on the host, not in gdb: it runs crash on the lab's dump (vm/session/crash.py,
-# which makes the dump if needed) with the lab's commands
-# (labs/6/crash.cmds), keeps crash's output in build/run/lab6-crash.log,
+# on the host, not in gdb: it starts crash once on the lab's dump
+# (vm/session/crash.py, which makes the dump if needed), asks it the lab's
+# commands (labs/6/crash.cmds), then rd at the stack they found, keeps
+# crash's output in build/run/lab6-crash.log,
 # and checks what crash shows. vm/session/ks compares the learner's answers
 # (pad_offset) and predictions (bt_follows, cpus, magic_intact) with this
 # run's.
+import atexit
 import os
 import re
 
@@ -52,7 +54,10 @@ def seen(what):
 def crash_run():
     with open(os.path.join(LAB['folder'], 'crash.cmds')) as f:
         commands = f.read().splitlines()
-    text = crash.run(LAB['stage'], commands)
+    session = crash.Session(LAB['stage'])
+    atexit.register(session.close)
+    CRASH['session'] = session
+    text = session.ask(commands)
     os.makedirs(os.path.dirname(LOG), exist_ok=True)
     with open(LOG, 'w') as f:
         f.write(text)
@@ -92,9 +97,9 @@ def bt_t():
     return '%d descend return addresses' % frames
 
 
-# The overflowed stack itself: task gives its lowest address, rd (a second
-# crash run: commands cannot take values from earlier ones) its lowest
-# 2 KB. STACK_END_MAGIC must still be there (the check panicked before
+# The overflowed stack itself: task gives its lowest address, rd (asked
+# of the same crash once task has answered: a command cannot take a value
+# from an earlier one) its lowest 2 KB. STACK_END_MAGIC must still be there (the check panicked before
 # anything ran off the end) and descend's 0x5a bytes lie within the IRQ-
 # entry check's line above it (the stage's warning_line, vm/stages.toml).
 @test("rd at dd's stack: the end magic is intact", parent=crash_run)
@@ -102,7 +107,7 @@ def end_magic():
     m = re.search(r'^ *stack = (0x[0-9a-f]+),?$', section('task'), re.M)
     expect_true(m, seen('task -R stack'), 'stack = 0x...', section('task').strip())
     stack = int(m.group(1), 16)
-    text = crash.run(LAB['stage'], ['echo ==== rd', 'rd %#x 512' % stack])
+    text = CRASH['session'].ask(['echo ==== rd', 'rd %#x 512' % stack])
     with open(LOG, 'a') as f:
         f.write(text)
     rows = [line.split() for line in sections(text).get('rd', '').splitlines()

@@ -191,10 +191,11 @@ for n in TASKS:
     name = os.path.basename(ex['skeleton'])
     mine = os.path.join(WORK, 'exercises', str(n), name)
     rc, out, took = ks('grade', n)
-    expect(rc != 0 and "run 'make exercise N=%d' first" % n in out and
-           'not ok' not in out and took < 20,
+    # (The learner's EXERCISES, not the default: the line names it.)
+    expect(rc != 0 and "run 'make exercise N=%d EXERCISES=%s' first" % (
+        n, os.path.join(WORK, 'exercises')) in out and 'not ok' not in out and took < 20,
            'lab %d: make grade N=%d EXERCISE=1 before make exercise says to run '
-           'it first (%.0f s)' % (n, n, took), out.strip()[-200:])
+           'it first, with the EXERCISES given (%.0f s)' % (n, n, took), out.strip()[-200:])
     rc, out, _ = ks('exercise', n, exercise_on=False)
     with open(os.path.join(facts.lab(n)['folder'], ex['skeleton'])) as f:
         skeleton = f.read()
@@ -248,12 +249,13 @@ expect(rc == 0 and sorted(rows) == facts.labs(),
        'make grade with no N prints a row for every lab (%.0f s)' % took, out.strip()[-600:])
 expect(re.search(r'exercise not passed \((\d+) of (\d+) checks\)  +1/%d right' % asked[0],
                  rows.get(0, '')) and 'not passed: lab 0, exercise: ' in out and
-       "lab 0: grading your task's file (make grade N=0 EXERCISE=1)" in out,
+       "lab 0: grading your task's file (make grade N=0 EXERCISE=1 EXERCISES=%s)"
+       % os.path.join(ALL, 'exercises') in out,
        "make grade with no N: lab 0's started task is graded, its failed checks "
        "named, its right \"why\" counted", (rows.get(0), out.strip()[-600:]))
-expect('exercise not started (make exercise N=3)' in rows.get(3, '') and
-       ' 0/%d right' % asked[3] in rows.get(3, '') and
-       'exercise not started (make exercise N=2)' in rows.get(2, ''),
+expect('exercise not started (make exercise N=3 EXERCISES=%s)' % os.path.join(
+    ALL, 'exercises') in rows.get(3, '') and ' 0/%d right' % asked[3] in rows.get(3, '') and
+       'exercise not started (make exercise N=2 EXERCISES=' in rows.get(2, ''),
        'make grade with no N: labs 2 and 3 not started, lab 3\'s wrong "why" not counted',
        (rows.get(2), rows.get(3)))
 

@@ -40,6 +40,13 @@ for d in "$TOP"/labs/[0-9]*/; do
 	whys=$(why_answers "$n" "$answers")
 	cat "$answers" >&2
 	wrong=$(echo "$whys" | grep -c . || true)
+	# The file answers only the "why"s: each observation it leaves out is
+	# a failure too, by name ("not answered").
+	unanswered=$(python3 -c 'import sys; from vm.session import facts
+from vm.session.answers import why
+print(" ".join(k for k, q in facts.lab(int(sys.argv[1]))["questions"].items()
+               if not k.startswith("predict_") and not why(q)))' "$n")
+	wrong=$((wrong + $(echo $unanswered | wc -w)))
 	out=$(python3 -m vm.session.ks grade "$n" "$answers" 2>&1) && rc=0 || rc=$?
 	echo "$out" >&2
 	# The grader's own checks; the answers are judged below.
@@ -52,9 +59,17 @@ for d in "$TOP"/labs/[0-9]*/; do
 	# Lab 3's workload can end its first guest (lab.toml guest_may_die):
 	# graded on a second, it says so.
 	# At least one check passed: a grader that registers none fails.
-	"lab $n: "[1-9]*" passed, $wrong failed (log: "*|"lab $n: "[1-9]*" passed, $wrong failed, on a second guest (log: "*) ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given, $wrong (exit $rc), in $(($(date +%s) - start)) s" ;;
-	*) not_ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given, $wrong (exit $rc: $last)" ;;
+	"lab $n: "[1-9]*" passed, $wrong failed ("*"; answers: "*" given, "*"; log: "*|"lab $n: "[1-9]*" passed, $wrong failed, on a second guest ("*"; answers: "*"; log: "*) ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given and the observations it left unanswered, $wrong (exit $rc), in $(($(date +%s) - start)) s" ;;
+	*) not_ok "make grade N=$n passes; its failures are the wrong \"why\" answers it was given and the observations it left unanswered, $wrong (exit $rc: $last)" ;;
 	esac
+	for key in $unanswered; do
+		what="lab $n: $key, left unanswered, is not ok by name"
+		if echo "$out" | grep -qF "not ok - answer $key: not answered"; then
+			ok "$what"
+		else
+			not_ok "$what"
+		fi
+	done
 	echo "$whys" | while IFS='	' read -r key right bad; do
 		[ -n "$key" ] || continue
 		what="lab $n: $key: the right answer ($right) passes, a wrong one ($bad) fails by name"
@@ -65,7 +80,7 @@ for d in "$TOP"/labs/[0-9]*/; do
 			not_ok "$what"
 		fi
 	done
-	[ "$n" != 0 ] || log0=$(echo "$last" | sed -n 's/.*(log: \(.*\))$/\1/p')
+	[ "$n" != 0 ] || log0=$(echo "$last" | sed -n 's/.*; log: \(.*\))$/\1/p')
 done
 
 # Answers: what lab 0's grader found in its run above, as a learner would
@@ -78,6 +93,8 @@ asked = facts.lab(0)["questions"]
 for r in results.read(sys.argv[2], "answer"):
     if r["key"] in asked:
         print("%s = %s" % (r["key"], r["value"]))' "$TOP/vm" "${log0%.log}.jsonl" > "$answers"
+# and the right "why"s (the first of each pair check 85 wrote above).
+awk -F' = ' '!seen[$1]++' "$BUILD/check/lab0.why" >> "$answers"
 cat "$answers" >&2
 n=$(grep -c . "$answers")
 out=$(python3 -m vm.session.ks grade 0 "$answers" 2>&1) && rc=0 || rc=$?
@@ -93,10 +110,13 @@ right=${right:-0}
 sed "s/^handler_bytes = .*/handler_bytes = $((right / 2))/" "$answers" > "$answers.wrong"
 out=$(python3 -m vm.session.ks grade 0 "$answers.wrong" 2>&1) && rc=0 || rc=$?
 echo "$out" >&2
-if [ $rc -ne 0 ] && echo "$out" | grep -q "^not ok - answer handler_bytes = $((right / 2)), but this run found $right"; then
-	ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2)))"
+# It is told how far off, in kind, and never the value this run found.
+said=$(echo "$out" | grep "^not ok - answer handler_bytes = $((right / 2)): ")
+if [ $rc -ne 0 ] && echo "$said" | grep -q "not what this run measured (about half of what it is)" &&
+   ! echo "$said" | grep -qw "$right"; then
+	ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2))), says it is about half, and does not give the value"
 else
-	not_ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2)); exit $rc)"
+	not_ok "lab 0 rejects a wrong answer by name (handler_bytes = $((right / 2))), says it is about half, and does not give the value (exit $rc: $said)"
 fi
 
 # Predictions: lab 0's, one as the run saw it and one not, are shown

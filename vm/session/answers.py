@@ -45,6 +45,29 @@ def same_answer(given, found, tolerance):
     return g is not None and f is not None and abs(g - f) * 100 <= abs(f) * tolerance
 
 
+def how_far(given, found, word):
+    """How far GIVEN is from FOUND, in kind, never the value: a word or a
+    few words off (a frame's saved register, the wrong end of a slot),
+    about half or twice, too high or too low; None where the two are not
+    both numbers."""
+    g, f = number(given), number(found)
+    if g is None or f is None:
+        return None
+    d = g - f
+    side = 'too high' if d > 0 else 'too low'
+    if abs(d) % word == 0 and abs(d) <= 4 * word:
+        words = abs(d) // word
+        return '%s word%s (%d bytes) %s' % ('one' if words == 1 else words, 's' * (words != 1),
+                                           abs(d), side)
+    if f and 0.4 <= g / f <= 0.6:
+        return 'about half of what it is'
+    if f and 1.7 <= g / f <= 2.3:
+        return 'about twice what it is'
+    if f and (g / f > 8 or g / f < 1 / 8):
+        return 'far %s: another quantity, or another unit' % side
+    return side
+
+
 def why(question):
     """A "why" question (else an observation or a prediction)."""
     return any(k in question for k in ('answer', 'accept', 'require'))
@@ -130,14 +153,22 @@ def check_predictions(n, answers, found):
     return lines
 
 
-def check_answers(n, answers, found):
+def check_answers(n, answers, found, every=False):
     """Result lines for the learner's ANSWERS: observations against this
     run's FOUND (the grader's answer records), "why" questions against
     the lab's facts, then the predictions beside what the run observed
-    (check_predictions). A key with no value yet is listed, not judged."""
+    (check_predictions). EVERY (an answers file was given): each question
+    it does not answer is not ok; else a key with no value yet is
+    listed, not judged."""
     questions = facts.lab(n)['questions']
+    word = facts.machine(facts.lab(n)['stage'])['word_bytes']
     by_key = {r['key']: r for r in found}
     lines = []
+    if every:
+        given = {k for k, v in answers if v}
+        lines += ['not ok - answer %s: not answered (labs/%d/README.md asks it)'
+                  % (key, n) for key in questions
+                  if not key.startswith('predict_') and key not in given]
     for key, given in answers:
         question = questions.get(key)
         if question is None:
@@ -146,7 +177,8 @@ def check_answers(n, answers, found):
         elif key.startswith('predict_'):
             continue
         elif not given:
-            lines.append('- answer %s: no answer yet' % key)
+            if not every:
+                lines.append('- answer %s: no answer yet' % key)
         elif why(question):
             if reasoned(given, question):
                 lines.append('ok - answer %s = %s' % (key, given))
@@ -164,7 +196,12 @@ def check_answers(n, answers, found):
             if same_answer(given, r['value'], r['tolerance']):
                 lines.append('ok - answer %s = %s (this run: %s)' % (key, given, r['value']))
             else:
-                lines.append('not ok - answer %s = %s, but this run found %s%s' % (
-                    key, given, r['value'],
-                    ' (tolerance %d%%)' % r['tolerance'] if r['tolerance'] else ''))
+                # Not the value this run found: a learner who is told it
+                # copies it. How far off in kind, and how to measure it.
+                far = how_far(given, r['value'], word)
+                lines.append('not ok - answer %s = %s: not what this run measured%s%s; '
+                             'labs/%d/README.md says how to measure it (make lab N=%d)' % (
+                                 key, given, ' (%s)' % far if far else '',
+                                 ', within %d%%' % r['tolerance'] if r['tolerance'] else '',
+                                 n, n))
     return lines + check_predictions(n, answers, found)

@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 
 from vm.session import facts
 from vm.session.session import (BUILD, TIMEOUT, Guest, GuestError, initramfs, say,
@@ -145,6 +146,64 @@ def run(stage, commands):
     p = subprocess.run(command(stage), input=text.encode(),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p.stdout.decode(errors='replace')
+
+
+class Session:
+    """crash started once on a stage's dump, asked in turns: each ask()
+    writes its commands to crash's input (a pipe, from which crash reads
+    as from a terminal, answering each line in turn) and reads the
+    answer up to a marker it has crash echo. Starting crash is most of
+    its cost (about 12 s under qemu-i386; a command after that, under a
+    second), so a reader that needs a first answer to know its next
+    question asks both of one crash."""
+    END = '==== ks-end-of-answer %d'
+
+    def __init__(self, stage, timeout=TIMEOUT):
+        self.timeout = timeout
+        self.asked = 0
+        self.proc = subprocess.Popen(command(stage), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def ask(self, commands):
+        """crash's output for COMMANDS (a list of lines)."""
+        import select
+        self.asked += 1
+        end = self.END % self.asked
+        text = ''.join('%s\n' % c for c in commands if c.strip() != 'quit')
+        try:
+            self.proc.stdin.write(('%secho %s\n' % (text, end)).encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass                 # crash has ended: its last words are read below
+        out, deadline = b'', time.time() + self.timeout
+        while ('\n%s\n' % end).encode() not in b'\n' + out:
+            ready, _, _ = select.select([self.proc.stdout], [], [],
+                                        max(0, deadline - time.time()))
+            chunk = os.read(self.proc.stdout.fileno(), 65536) if ready else b''
+            if not chunk:
+                raise GuestError('crash %s before answering (%s): %s' % (
+                    'ended' if ready else 'gave no answer within %d s' % self.timeout,
+                    ', '.join(commands), out.decode(errors='replace').strip()[-300:]
+                    or 'nothing'))
+            out += chunk
+        text = out.decode(errors='replace')
+        return text[:text.rindex(end)]
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b'quit\n')
+                self.proc.stdin.close()
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def rd_words(text):

@@ -32,6 +32,7 @@ import subprocess
 import sys
 
 from vm.session import facts
+from vm.session import folders
 from vm.session import results
 from vm.session.answers import check_answers, read_answers, reasoned, why
 from vm.session.session import BUILD, GUARD, TIMEOUT, TOP, Guest, GuestError, lab_scripts, say
@@ -62,9 +63,9 @@ def lab(n):
     lab = facts.lab(n)
     mine = task_file(n, lab)
     if mine and not (lab['kind'] == 'gdb' and mine.endswith('.py')):
-        raise facts.Unknown("lab %d's task is graded by make grade N=%d "
-                            "EXERCISE=1; make lab N=%d (without EXERCISE) "
-                            "opens the lab itself" % (n, n, n))
+        raise facts.Unknown("lab %d's task is graded by %s; make lab N=%d "
+                            "(without EXERCISE) opens the lab itself"
+                            % (n, folders.make_line('grade N=%d EXERCISE=1' % n), n))
     build(lab['stage'])
     if lab['kind'] == 'crash':
         from vm.session import crash
@@ -168,8 +169,8 @@ def task_file(n, lab):
         return None
     mine = exercise.task_file(n)
     if not os.path.isfile(mine) and not os.environ.get('KS_TASK'):
-        raise GuestError("no file of yours for lab %d's task at %s: run 'make "
-                         "exercise N=%d' first" % (n, mine, n))
+        raise GuestError("no file of yours for lab %d's task at %s: run '%s' first"
+                         % (n, mine, folders.make_line('exercise N=%d' % n)))
     return mine
 
 
@@ -204,6 +205,7 @@ def write_ktap(path, n, grader, text):
 
 def grade(n, answers_file=None):
     lab = facts.lab(n)
+    folders.remember(answers_file)
     answers = read_answers(answers_file) if answers_file else []
     mine = task_file(n, lab)
     build(lab['stage'])
@@ -249,10 +251,17 @@ def grade(n, answers_file=None):
                         'the kernel died during grading' if os.path.exists(
                             guest.path('postmortem.txt')) else
                         'the guest ended during grading')
-            if not (run.rc == 3 and lab['guest_may_die'] and attempt == 1):
+            if attempt == 2:
                 break
-            print('%s\nks: grading lab %d again, once, on a fresh guest '
-                  '(log of the first run: %s)' % (problem, n, log), file=sys.stderr)
+            if run.rc == 3 and lab['guest_may_die']:
+                print('%s\nks: grading lab %d again, once, on a fresh guest '
+                      '(log of the first run: %s)' % (problem, n, log), file=sys.stderr)
+            elif missed(run.records) and not problem:
+                print('ks: the grader missed a stop it needs (%s): grading lab %d again, '
+                      'once, on a fresh guest (log of the first run: %s)'
+                      % (missed(run.records)[0], n, log), file=sys.stderr)
+            else:
+                break
     if problem:
         print(problem, file=sys.stderr)
     tests = [r for r in records if r['kind'] == 'test']
@@ -282,17 +291,52 @@ def grade(n, answers_file=None):
     elif results.short_of_plan(plan, tests):
         lines.append("not ok - lab %d's grader ran its plan: %s (KTAP: %s)"
                      % (n, results.short_of_plan(plan, tests), ktap))
+    # The learner's answers, when a file was given (/dev/null: none, as
+    # make grade's table grades a task): every question it leaves
+    # unanswered is not ok.
+    given_file = answers_file and answers_file != os.devnull
     if not (mine and answers_file is None):
         # (A task's grade asks no questions unless given ANSWERS.)
-        lines += check_answers(n, answers, [r for r in records if r['kind'] == 'answer'])
+        lines += check_answers(n, answers, [r for r in records if r['kind'] == 'answer'],
+                               every=bool(given_file))
     print('\n'.join(lines))
     passed = sum(l.startswith('ok - ') for l in lines)
     failed = sum(l.startswith('not ok - ') for l in lines)
     skipped = sum(l.startswith('skip - ') for l in lines)
-    print('lab %d: %d passed, %d failed%s%s (log: %s)' % (
-        n, passed, failed, ', %d skipped' % skipped if skipped else '',
-        ', on a second guest' if attempt == 2 else '', log))
+    skips = ''
+    if skipped:
+        skips = ', %d skipped' % skipped + (
+            ': the grade is incomplete (not your code): run it again'
+            if missed(records) else '')
+    print('lab %d: %d passed, %d failed%s%s (%s; log: %s)' % (
+        n, passed, failed, skips,
+        ', on a second guest' if attempt == 2 else '',
+        answered(n, answers, lines, given_file and not mine), log))
     return 1 if failed or skipped else 0
+
+
+def missed(records):
+    """The titles of the checks a grader skipped because it missed a stop
+    (labs/gradelib.py's Missed), not for the learner's code."""
+    return [r['title'] for r in records if r.get('kind') == 'test'
+            and r['status'] == 'skip' and (r.get('reason') or '').startswith('missed: ')]
+
+
+def answered(n, answers, lines, asked):
+    """The grade's last words on the learner's part, apart from the
+    kernel's checks: how many of the lab's questions they answered and
+    got right (ASKED: an answers file was given for them)."""
+    keys = [k for k in facts.lab(n)['questions'] if not k.startswith('predict_')]
+    kernel = [l for l in lines if l.startswith(('ok - ', 'not ok - ', 'skip - '))
+              and not l.startswith(('ok - answer ', 'not ok - answer ', 'skip - answer '))]
+    checks = "the kernel's checks: %d of %d passed" % (
+        sum(l.startswith('ok - ') for l in kernel), len(kernel))
+    if not asked:
+        return checks + ('; answers: none given (answers/lab%d.txt or ANSWERS=file; '
+                         'labs/%d/README.md asks %d)' % (n, n, len(keys)) if keys else '')
+    given = {k for k, v in answers if v and k in keys}
+    right = sum(any(l.startswith('ok - answer %s = ' % k) for l in lines) for k in keys)
+    return '%s; answers: %d of %d given, %d right' % (checks, len(given), len(keys), right)
 
 
 ANSWERS_DIR = os.path.join(TOP, 'answers')
@@ -348,6 +392,17 @@ def grade_all(folder=None):
     no answers file, no build, no guest. A stage that was never built is
     reported, not built."""
     from vm.session import exercise as exercises
+    # The folders the learner gave last (make exercise, make grade N=k),
+    # where this call names none.
+    kept = folders.read()
+    if not folder and 'ANSWERS' in kept:
+        folder = kept['ANSWERS']
+        say('answers from %s, the folder of the last ANSWERS you gave '
+            '(ANSWERS=folder names another)' % folder)
+    if not os.environ.get('EXERCISES') and 'EXERCISES' in kept:
+        os.environ['EXERCISES'] = kept['EXERCISES']
+        say('exercises from %s, the last EXERCISES you gave (EXERCISES=folder '
+            'names another)' % kept['EXERCISES'])
     if folder and not os.path.isdir(folder):
         raise facts.Unknown("with no N, ANSWERS is a folder of labN.txt files, "
                             "not '%s' (make grade N=k ANSWERS=file grades one "
@@ -363,12 +418,11 @@ def grade_all(folder=None):
         path = answers_file(n, folder)
         answers = read_answers(path) if os.path.isfile(path) else None
         given = {k: v for k, v in answers or [] if v}
-        built = subprocess.call([os.path.join(TOP, 'vm', 'host', 'kernel.sh'), '--built',
-                                 str(lab['stage'])]) == 0
         task, right, unchecked = None, 0, 0
         if 'exercise' in lab and exercises.started(n):
-            say('lab %d: grading your %s (make grade N=%d EXERCISE=1)' % (
-                n, 'task\'s file' if exercises.is_task(lab) else 'exercise kernel', n))
+            say('lab %d: grading your %s (%s)' % (
+                n, 'task\'s file' if exercises.is_task(lab) else 'exercise kernel',
+                folders.make_line('grade N=%d EXERCISE=1' % n)))
             out, rc = graded(['grade', 'N=%d' % n, 'EXERCISE=1',
                               'ANSWERS=/dev/null'], dict(env, EXERCISE='1'))
             ok, total = summary(out)
@@ -376,14 +430,20 @@ def grade_all(folder=None):
                     'exercise not passed (%d of %d checks)' % (ok, total))
             failures += ['lab %d, exercise: %s' % (n, t) for t in failed_checks(out)]
         observed = [k for k in questions if k in given and not why(questions[k])]
+        # Whether the stage is built is asked only of a lab with an
+        # observation to check (a program per lab would cost the table
+        # most of its time).
+        built = observed and subprocess.call([os.path.join(
+            TOP, 'vm', 'host', 'kernel.sh'), '--built', str(lab['stage'])]) == 0
         run = None
         if observed and built:
             say('lab %d: checking your answers against a fresh guest of stage '
                 '%s (make grade N=%d ANSWERS=%s)' % (n, lab['stage'], n, path))
             run, rc = graded(['grade', 'N=%d' % n, 'ANSWERS=%s' % path], env)
-            if task is None:
-                # Before an exercise is started, the lab's own grader is
-                # its task's verdict (README: make grade).
+            if task is None and 'exercise' not in lab:
+                # A lab with no exercise: its own grader is its task's
+                # verdict (README: make grade). A lab whose exercise is
+                # not started says so, whatever its grader found.
                 ok, total = summary(run)
                 task = ('lab checks passed (%d)' % total if ok == total and total
                         else 'lab checks: %d of %d passed' % (ok, total))
@@ -398,7 +458,7 @@ def grade_all(folder=None):
             else:
                 right += any(l.startswith('ok - answer %s = ' % key) for l in run)
         if task is None and 'exercise' in lab:
-            task = 'exercise not started (make exercise N=%d)' % n
+            task = 'exercise not started (%s)' % folders.make_line('exercise N=%d' % n)
         if task is None:
             task = ('not started' if answers is None else
                     'stage %s not built (make lab N=%d)' % (lab['stage'], n)
@@ -436,19 +496,24 @@ def boot(k):
 
 def exercise(n):
     from vm.session import exercise
+    folders.remember()
     src = exercise.make(n)
+    grade_it = folders.make_line('grade N=%d EXERCISE=1' % n)
     if exercise.is_task(facts.lab(n)):
         print("Lab %d's task: your file is %s\n"
               '  what to write: its comments, and labs/%d/README.md ("Task")\n'
-              '  grade it:      make grade N=%d EXERCISE=1\n'
-              '  hints:         make hint N=%d   (one more each time)'
-              % (n, src, n, n, n))
+              '  grade it:      %s\n'
+              '  hints:         %s   (one more each time)'
+              % (n, src, n, grade_it, folders.make_line('hint N=%d' % n)))
         return 0
     print('Lab %d\'s exercise: your kernel tree is %s\n'
           '  its TODOs:    git -C %s grep -n TODO -- arch/x86/kernel/irq_32.c\n'
-          '  grade it:     make grade N=%d EXERCISE=1   (builds what you changed)\n'
-          '  step through: make lab N=%d EXERCISE=1'
-          % (n, src, src, n, n) + ('' if exercise.stale(n) else
+          '  grade it:     %s   (builds what you changed)\n'
+          '  step through: %s\n'
+          '  back in time: %s'
+          % (n, src, src, grade_it, folders.make_line('lab N=%d EXERCISE=1' % n),
+             folders.make_line('replay N=%d EXERCISE=1' % n))
+          + ('' if exercise.stale(n) else
                                    '\n  start over:   git -C %s checkout -f skeleton '
                                    '&& git -C %s clean -fd' % (src, src)))
     return 0
@@ -477,8 +542,9 @@ def hint(n):
     for i, text in enumerate(hints[:shown]):
         print(textwrap.fill(text + (' (the README\'s)' if i == 0 else ''), 72,
                             initial_indent='%d. ' % (i + 1), subsequent_indent='   '))
-    print('(%d of %d hints%s)' % (shown, len(hints), '; make hint N=%d shows '
-                                  'the next' % n if shown < len(hints) else ''))
+    print('(%d of %d hints%s)' % (shown, len(hints), '; %s shows the next'
+                                  % folders.make_line('hint N=%d' % n)
+                                  if shown < len(hints) else ''))
     return 0
 
 
