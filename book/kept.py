@@ -105,6 +105,8 @@ KINDS = [
     ('the provenance head (date, host kernel, versions)',
      re.compile(r'^# A real (?:crash )?session: .*(?:\n#.*)*', re.M), '# A real session: HEAD'),
     ('run folders', re.compile(r'build/run/[\w.-]+'), 'build/run/RUN'),
+    ("the learner's exercise folder a next step names (EXERCISES=..., a check's own)",
+     re.compile(r' EXERCISES=\S+'), ''),
     ("source line numbers (kernel/sched/core.c:5816, gdb's 'at file.c:123': "
      "another 6.1 point release, or a patch, moves the lines)",
      re.compile(r'\b([\w.-]+\.(?:c|h|S)):\d+(?:-\d+)?\b'), r'\1:LINE'),
