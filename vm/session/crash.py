@@ -176,7 +176,8 @@ class Session:
         except BrokenPipeError:
             pass                 # crash has ended: its last words are read below
         out, deadline = b'', time.time() + self.timeout
-        while ('\n%s\n' % end).encode() not in b'\n' + out:
+        # (Not only at a line's start: rd -a ends its string with no newline.)
+        while end.encode() not in out:
             ready, _, _ = select.select([self.proc.stdout], [], [],
                                         max(0, deadline - time.time()))
             chunk = os.read(self.proc.stdout.fileno(), 65536) if ready else b''
