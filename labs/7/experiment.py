@@ -30,8 +30,9 @@ SAYINGS = [
      "scheduler's end-magic check"),
     (r'FAIL: survived without exhausting stack', 'never: the recursion '
      'returns'),
-    (r'Stack offset: -?\d+', 'nothing to notice: it reports how far the '
-     "second call's stack begins from the first's"),
+    (r'Stack offset: -?\d+', 'nothing to notice: it reports how far a '
+     "local lies from the same local in this pid's first call (the "
+     "per-syscall offset, off here)"),
     # Any other oops: die() heads each with its words, an error code and
     # its count ("general protection fault, ...: 0000 [#1] ..."), where
     # the overflow's damage was met, in whatever code met it.
