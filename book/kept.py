@@ -110,6 +110,8 @@ KINDS = [
     ("source line numbers (kernel/sched/core.c:5816, gdb's 'at file.c:123': "
      "another 6.1 point release, or a patch, moves the lines)",
      re.compile(r'\b([\w.-]+\.(?:c|h|S)):\d+(?:-\d+)?\b'), r'\1:LINE'),
+    ("the 6.1 point release (6.1.192: whichever linux-source-6.1 the machine's "
+     "Debian installed)", re.compile(r'\b6\.1\.\d+\b'), '6.1.N'),
     ('times of day', re.compile(r'\b\d{1,2}:\d\d:\d\d\b'), 'HH:MM:SS'),
     ("dates (crash's DATE, the kernel's build date in VERSION: the weekday and "
      "month change with the day the run was made)",

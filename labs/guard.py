@@ -225,6 +225,18 @@ def at_stop(command, other_kernel, from_tty=False):
         gdb.execute('set breakpoint pending %s' % {True: 'on', False: 'off'}.get(pending, 'auto'))
 
 
+def release():
+    """A line that says which kernel this is, as the kernel itself says
+    (uname -r: the 6.1 point release of the tree it was built from, and
+    the stage): the book was written against one point release, the
+    learner's may be another."""
+    try:
+        return '(this kernel: Linux %s)\n' % gdb.parse_and_eval(
+            'init_uts_ns.name.release').string()
+    except (gdb.error, gdb.MemoryError, UnicodeDecodeError):
+        return ''
+
+
 class OpenLab(gdb.Command):
     """Open a lab: continue to its stop, run its at_stop commands, print
 its banner (labs/N/lab.toml's stop, at_stop and banner; an exercise's
@@ -257,7 +269,7 @@ banner is not printed."""
         for command in lab['at_stop']:
             at_stop(command, 'own_kernel' in lab, from_tty)
         if not quiet:
-            gdb.write('\n' + lab['banner'])
+            gdb.write('\n' + release() + lab['banner'])
 
 
 REPLAY_BANNER = '''

@@ -56,6 +56,6 @@ for script in "$TOP"/tests/checks/*; do
 	passed=$((passed + p)) failed=$((failed + f))
 done
 
-echo "checks took $(( $(date +%s) - start ))s; logs in $logs"
+echo "checks took $(( $(date +%s) - start ))s; logs in $logs; the stages' tree: $(tree_version)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

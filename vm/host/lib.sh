@@ -22,6 +22,13 @@ export TOP BUILD
 py() { (cd "$TOP" && exec python3 -m "$@"); }
 TARBALL=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
+# tree_version: which 6.1 the stages are built from: the extracted tree's
+# own version, and the Debian package that installed the tarball.
+tree_version() {
+	printf 'Linux 6.1.%s (linux-source-6.1 %s)\n' \
+		"$(sed -n 's/^SUBLEVEL = //p' "$PRISTINE/Makefile" 2>/dev/null || echo '?')" \
+		"$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo 'not installed')"
+}
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 
 # A script another sources in a subshell (kernel.sh, modules.sh) names

@@ -38,9 +38,8 @@ apply_patches() {
 		if ! "$(dirname "$0")/apply-patch.sh" "$1" "$p" "$1.rej" > "$log" 2>&1; then
 			cat "$log" >&2
 			[ -f "$1.rej" ] && { echo "--- rejected hunks:" >&2; cat "$1.rej" >&2; }
-			ver=$(sed -n 's/^SUBLEVEL = /6.1./p' "$PRISTINE/Makefile")
 			rm -rf "$1" "$1.rej"
-			die "stage $k: patch $name does not apply to linux $ver without fuzz. Refresh it against this tree, or install the linux-source-6.1 the series was made for."
+			die "stage $k: patch $name does not apply without fuzz to $(tree_version). The series applies to 6.1.192-3 (the book's) and 6.1.176-1: install one of them while Debian's archive has it (apt-get install linux-source-6.1=6.1.192-3), or refresh the patch against this tree."
 		fi
 	done
 }
