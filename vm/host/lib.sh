@@ -25,9 +25,13 @@ PRISTINE=$BUILD/src/linux          # the tarball, extracted once, never patched
 # tree_version: which 6.1 the stages are built from: the extracted tree's
 # own version, and the Debian package that installed the tarball.
 tree_version() {
-	printf 'Linux 6.1.%s (linux-source-6.1 %s)\n' \
-		"$(sed -n 's/^SUBLEVEL = //p' "$PRISTINE/Makefile" 2>/dev/null || echo '?')" \
-		"$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo 'not installed')"
+	case $TARBALL in
+	/usr/src/*) from="linux-source-6.1 $(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null ||
+		echo 'not installed')" ;;
+	*) from=$TARBALL ;;		# make check-release's
+	esac
+	printf 'Linux 6.1.%s (%s)\n' "$(sed -n 's/^SUBLEVEL = //p' "$PRISTINE/Makefile" 2>/dev/null ||
+		echo '?')" "$from"
 }
 JOBS=${JOBS:-$(( $(nproc) + 1 ))}
 
