@@ -14,7 +14,7 @@ from vm.session import facts
 from kstack import stacks
 from book.stackdraw import Column, draw, live
 
-PAGE = 4096
+PAGE = facts.machine_record('x86_64')['page_bytes']    # the figure is x86_64's
 
 
 def val(expr):

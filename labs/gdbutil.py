@@ -13,6 +13,7 @@ import re
 
 import gdb
 
+from kstack import stacks
 from labs import gradelib
 from labs.gradelib import lab_number
 
@@ -55,7 +56,7 @@ def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
 
 
 def val(expr):
-    return int(gdb.parse_and_eval(expr)) & 0xffffffff
+    return int(gdb.parse_and_eval(expr)) & stacks.mask()
 
 
 def start_lab():

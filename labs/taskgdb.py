@@ -8,7 +8,10 @@ top of the checkout on its path, in a lab's session as in a grader's.
 """
 import gdb
 
-KERNEL_START = 0xc0000000      # PAGE_OFFSET: kernel addresses lie above it
+from vm.session import facts
+
+# PAGE_OFFSET: kernel addresses lie above it (vm/stages.toml's i386 record).
+KERNEL_START = facts.machine_record('i386')['kernel_start']
 MAX_FRAMES = 64                # a chain that loops must still end
 
 

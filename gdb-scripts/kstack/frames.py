@@ -14,14 +14,15 @@
 import gdb
 
 from kstack import stacks
+from vm.session import facts
 
 MAX_FRAMES = 64
 
 
 def kernel_start():
     """The lowest kernel address: i386's PAGE_OFFSET (the 3G/1G split), or
-    the start of x86_64's upper half."""
-    return 0xffff800000000000 if stacks.is_64bit() else 0xc0000000
+    the start of x86_64's upper half (vm/stages.toml's machine records)."""
+    return facts.machine_record('x86_64' if stacks.is_64bit() else 'i386')['kernel_start']
 
 
 def pt_regs_at(bp):

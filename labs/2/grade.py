@@ -4,6 +4,7 @@ import re
 
 import gdb
 from kstack import switch
+from kstack import stacks
 
 from vm.session import facts
 from labs.gdbutil import (stop_check, NONE, continue_to, cpu, current, entry_cost,
@@ -147,7 +148,7 @@ def irq_desc_here():
     frame = gdb.selected_frame()
     while frame is not None:
         try:
-            return int(frame.read_var('desc')) & 0xffffffff
+            return int(frame.read_var('desc')) & stacks.mask()
         except (ValueError, gdb.error):
             frame = frame.older()
     return val('$eax')

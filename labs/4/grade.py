@@ -5,6 +5,7 @@ import re
 
 import gdb
 
+from kstack import stacks
 from vm.session import facts
 from labs.gdbutil import cpu, current, frame_name, run, start_lab, val, word
 from labs.gradelib import answer, expect, expect_in, expect_true, run_tests, test
@@ -62,7 +63,7 @@ def frame_bytes():
         frames.append(frames[-1].older())
     names = [f.name() if f else None for f in frames]
     expect(names, ['descend'] * 4, 'the innermost four frames')
-    sps = [int(f.read_register('sp')) & 0xffffffff for f in frames[1:]]
+    sps = [int(f.read_register('sp')) & stacks.mask() for f in frames[1:]]
     sizes = [b - a for a, b in zip(sps, sps[1:])]
     expect(sizes[0], sizes[1], 'frame 2 - frame 1, against frame 3 - frame 2')
     size = expect_in(sizes[0], 256, 512, 'the bytes of one descend() call')

@@ -6,6 +6,7 @@
 import re
 
 import gdb
+from kstack import stacks
 from vm.session import results
 
 gdb.execute('set breakpoint pending on')
@@ -50,7 +51,7 @@ def stopped_by():
 
 gdb.execute('continue')
 if watch.hit_count:
-    sp = int(gdb.parse_and_eval('$sp')) & 0xffffffff
+    sp = int(gdb.parse_and_eval('$sp')) & stacks.mask()
     bt = gdb.execute('ks-bt', to_string=True)
     names = re.findall(r'^#\d+\s+0x[0-9a-f]+ (\S+?)(?:\+\d+)?\s', bt, re.M)
     # The interrupt the overwriting code runs in, if any (ks-bt follows

@@ -12,7 +12,7 @@ from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
-PAGE = 4096
+PAGE = facts.machine(facts.lab(lab_number())['stage'])['page_bytes']
 MIB = 1 << 20
 NEW = {}           # the new thread: its pid and stack
 

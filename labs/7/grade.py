@@ -21,8 +21,8 @@ from vm.session.session import stage_src
 LAB = facts.lab(lab_number())
 STAGE = LAB['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
-MASK = (1 << 64) - 1
-PAGE = 4096
+MASK = (1 << 8 * facts.machine(LAB['stage'])['word_bytes']) - 1
+PAGE = facts.machine(LAB['stage'])['page_bytes']
 
 with open(os.path.join(stage_src(LAB['stage']), 'Documentation', 'x86',
                        'x86_64', 'mm.rst')) as f:

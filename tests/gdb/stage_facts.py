@@ -27,6 +27,7 @@
 #                 task_stack, pid, hardirq
 import gdb
 from linux import tasks
+from kstack import stacks
 
 from vm.session import results
 from labs.gdbutil import (MAX_HITS, continue_to, current, interrupted_kernel_task_stack,
@@ -41,7 +42,7 @@ def unwind(depth=12):
     frame-pointer walk against."""
     frames, frame = [], gdb.newest_frame()
     while frame is not None and len(frames) < depth:
-        frames.append([frame.name(), int(frame.read_register('sp')) & 0xffffffff])
+        frames.append([frame.name(), int(frame.read_register('sp')) & stacks.mask()])
         frame = frame.older()
     return frames
 
