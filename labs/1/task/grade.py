@@ -23,13 +23,26 @@
 #     copy_thread() made (a walk that follows them goes on to ip 0);
 #   - a system call's bottom: ksys_write() in a user task, whose last
 #     kernel frame holds the user's ebp (no entry code marked it).
-# Then, at one more stop in a handler, the grader changes the hardirq
-# stack's two ends for a moment: its lowest word (the esp the switch
-# saved) points into the softirq stack, its top word to where the
-# lowest pointed. The frame chain still leads to the task's stack, but a
-# walk that asks the lowest word where the stack came from must now stop
-# at its top; one that reads the top word crosses, and fails. ks-bt
-# follows the chain alone; the task's walk must not.
+# Then, at one more stop in a handler and one in a softirq, the grader
+# changes a word or two for a moment, asks every walk again, and puts
+# them back. Each change serves one check and touches nothing else (a
+# return address the walk reads stays code, say), so a walk fails a check
+# only for what that check is about. ks-bt follows the chain alone; the
+# task's walk must not:
+#   - the hardirq stack's lowest word names the softirq stack: the chain
+#     still leads to the task's stack, but the walk must stop at the
+#     hardirq stack's top;
+#   - it names the task's stack, a word above where the chain lands: the
+#     walk must stop there too (at or above the saved esp, never below);
+#   - it names exactly where the chain lands: the walk must cross;
+#   - in a softirq, the softirq stack's lowest word names the hardirq
+#     stack: the walk must stop at the softirq stack's top;
+#   - a return address of the chain is set just past a call that is its
+#     function's last instruction (start_secondary()'s call of
+#     cpu_startup_entry(), which never returns): the frame must be named
+#     by the byte before it, the calling function, not the next one.
+import gdb
+
 from labs import tasklib
 from labs.gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, val, word
 from labs.gradelib import Fail, expect_true, run_tests, test
@@ -112,9 +125,8 @@ STOPS = [
     ('schedule', kernel_thread),
     ('ksys_write', user_task),
 ]
-TAMPERED = len(STOPS)       # the stop where the lowest word is broken
 SOLUTIONS = tasklib.solutions(load_as='my_xbt')
-SEEN = {}          # stop index: {'cpu', 'expected', label: (frames, error)}
+SEEN = {}          # stop index or tamper: {'cpu', 'expected', label: (frames, error)}
 
 
 def ks_frames():
@@ -126,33 +138,86 @@ def ks_frames():
             for i, f in enumerate(ksbt.walk(cpu()))]
 
 
-def tampered():
-    """At a handler on the hardirq stack, from the task stack: each
-    solution's frames with the hardirq stack's lowest word pointing into
-    the softirq stack and its top word to the task stack (where the
-    lowest word pointed), then both words as they were."""
-    c = cpu()
-    base = irq_stack('hardirq', c)
-    top = base + val('sizeof(init_stack)') - 4
-    saved, was_top = word(base), word(top)
-    expected = ks_frames()
-    # The ebp on the task stack that the hardirq stack's last frame holds:
-    # where the chain leads, which the walk must refuse.
-    leads = next((f.where for f in ksbt.walk(c) if f.area and f.area.kind != 'hardirq'),
-                 None)
-    moved = irq_stack('softirq', c) + 64
-    run('set var *(unsigned int *)%d = %d' % (base, moved))
-    run('set var *(unsigned int *)%d = %d' % (top, saved))
+def changed(key, words, **seen):
+    """SEEN[KEY]: each solution's frames, and ks-bt's, with the guest's
+    WORDS ({address: value}) changed for a moment, then put back."""
+    was = {a: word(a) for a in words}
+    for a, v in words.items():
+        run('set var *(unsigned int *)%d = %d' % (a, v))
     try:
-        SEEN[TAMPERED] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=c, word=saved,
-                                         moved=moved, top=top, leads=leads,
-                                         expected=expected)
+        SEEN[key] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(), changed=words,
+                                    expected=ks_frames(), **seen)
     finally:
-        run('set var *(unsigned int *)%d = %d' % (base, saved))
-        run('set var *(unsigned int *)%d = %d' % (top, was_top))
-    expect_true((word(base), word(top)) == (saved, was_top),
-                'the lowest and top words, put back', '%#x %#x' % (saved, was_top),
-                '%#x %#x' % (word(base), word(top)))
+        for a, v in was.items():
+            run('set var *(unsigned int *)%d = %d' % (a, v))
+    expect_true(all(word(a) == v for a, v in was.items()),
+                'the words the grader changed, put back',
+                ' '.join('%#x' % v for v in was.values()),
+                ' '.join('%#x' % word(a) for a in was))
+
+
+def lands(kind):
+    """The ebp on another stack that the chain leads to out of this CPU's
+    KIND stack (ks-bt's walk, which follows the chain alone)."""
+    return next((f.where for f in ksbt.walk(cpu()) if f.area and f.area.kind != kind),
+                None)
+
+
+def past_last_call(name):
+    """The address just past function NAME's last instruction, a call
+    that never returns: as a return address, it is the first byte of the
+    next function."""
+    block = gdb.block_for_pc(val('(unsigned long)%s' % name))
+    while block.function is None:
+        block = block.superblock
+    last = gdb.selected_frame().architecture().disassemble(block.start, block.end - 1)[-1]
+    expect_true(last['addr'] + last['length'] == block.end and
+                last['asm'].startswith('call'), "%s's last instruction" % name,
+                'a call (a return address that names the next function)',
+                '%s at %#x, the function ending at %#x' % (last['asm'], last['addr'], block.end))
+    return block.end
+
+
+def plant_slot():
+    """(the address of a return address the chain reads at ebp+4 here,
+    the index of its frame in ks-bt's walk)."""
+    walked = ksbt.walk(cpu())
+    for i in range(len(walked) - 1):
+        slot = walked[i].where + 4
+        if walked[i].area and word(slot) == walked[i + 1].pc & MASK:
+            return slot, i + 1
+    raise Fail('a return address on the chain', 'one read at ebp+4', 'none')
+
+
+def handler_tampers():
+    """At a handler on the hardirq stack, from the task stack: its
+    lowest word changed three ways, then a return address."""
+    c = cpu()
+    lowest, target = irq_stack('hardirq', c), lands('hardirq')
+    expect_true(target is not None, "the chain out of the hardirq stack",
+                "an ebp on the task's stack", 'none')
+    changed('elsewhere', {lowest: irq_stack('softirq', c) + 64}, cut='hardirq',
+            lowest=lowest, target=target)
+    changed('below', {lowest: target + 4}, cut='hardirq', lowest=lowest, target=target)
+    changed('at', {lowest: target}, lowest=lowest, target=target)
+    slot, k = plant_slot()
+    end = past_last_call('start_secondary')
+    changed('last-call', {slot: end}, frame=k, slot=slot, ret=end)
+
+
+def softirq_tamper():
+    """In a softirq on its own stack: its lowest word names the hardirq
+    stack."""
+    c = cpu()
+    lowest = irq_stack('softirq', c)
+    changed('softirq', {lowest: irq_stack('hardirq', c) + 64}, cut='softirq',
+            lowest=lowest, target=lands('softirq'))
+
+
+def softirq_from_task():
+    c = cpu()
+    return (stack_kind(val('$sp'), c) == 'softirq' and
+            stack_kind(word(irq_stack('softirq', c)), c) == 'task')
 
 
 @test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
@@ -167,10 +232,12 @@ def stops():
         SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
                                   expected=ks_frames())
     if continue_to('handle_irq_event', saved_on('task'), max_hits=2000):
-        tampered()
+        handler_tampers()
+    if continue_to('run_timer_softirq', softirq_from_task, max_hits=2000):
+        softirq_tamper()
     expect_true(0 in SEEN, 'the first stop', 'handle_irq_event after boot',
                 'not reached')
-    return '%d of %d stops' % (len(SEEN), len(STOPS) + 1)
+    return '%d of %d stops' % (len(SEEN), len(STOPS) + 5)
 
 
 def show(frames):
@@ -191,62 +258,107 @@ def theirs(k, sol):
     return seen, seen['expected'], got
 
 
+def compare(where, want, got):
+    """Fail unless GOT has WANT's frames: the same return addresses, each
+    on the same kind of stack."""
+    for i in range(max(len(want), len(got))):
+        if i >= len(got):
+            raise Fail(where + '; yours ends after frame #%d%s' % (
+                i - 1, ', where the chain leaves the %s stack' % got[-1][2]
+                if got and want[i][2] != got[-1][2] else ''),
+                show(want), show(got))
+        if i >= len(want):
+            raise Fail(where + '; yours goes on past frame #%d, where '
+                       'ks-bt\'s chain ends' % (i - 1), show(want), show(got))
+        if got[i][0] != want[i][0]:
+            raise Fail(where + '; frame #%d differs' % i, show(want), show(got))
+        if want[i][2] is not None and got[i][2] != want[i][2]:
+            raise Fail(where + "; frame #%d's stack differs" % i,
+                       show(want), show(got))
+
+
 def judged(sol, k):
     def check():
         seen, want, got = theirs(k, sol)
-        where = 'my-xbt on CPU %d: ks-bt\'s frames (%d), against yours (%d)' % (
-            seen['cpu'], len(want), len(got))
-        for i in range(max(len(want), len(got))):
-            if i >= len(got):
-                raise Fail(where + '; yours ends after frame #%d%s' % (
-                    i - 1, ', where the chain leaves the %s stack' % got[-1][2]
-                    if got and want[i][2] != got[-1][2] else ''),
-                    show(want), show(got))
-            if i >= len(want):
-                raise Fail(where + '; yours goes on past frame #%d, where '
-                           'ks-bt\'s chain ends' % (i - 1), show(want), show(got))
-            if got[i][0] != want[i][0]:
-                raise Fail(where + '; frame #%d differs' % i, show(want), show(got))
-            if want[i][2] is not None and got[i][2] != want[i][2]:
-                raise Fail(where + "; frame #%d's stack differs" % i,
-                           show(want), show(got))
+        compare('my-xbt on CPU %d: ks-bt\'s frames (%d), against yours (%d)' % (
+            seen['cpu'], len(want), len(got)), want, got)
         switches = sum(1 for i in range(1, len(got)) if got[i][2] != got[i - 1][2])
         return '%d frames, %d switch%s of stack, CPU %d' % (
             len(got), switches, 'es' * (switches != 1), seen['cpu'])
     return check
 
 
-def judged_tampered(sol):
+def judged_cut(sol, key, says):
+    """The walk must end where the chain leaves the stack seen['cut']: its
+    frames there, then (allowed, not required) the return address read at
+    that stack's top word, which the grader left as it was."""
     def check():
-        seen, want, got = theirs(TAMPERED, sol)
-        # The frames on the hardirq stack, then (allowed, not required)
-        # the return address read from its top frame: the top word, which
-        # the grader changed too (to the task stack's esp).
-        on_irq = next((i for i, f in enumerate(want) if f[2] != 'hardirq'),
-                      len(want))
+        seen, want, got = theirs(key, sol)
+        on = next((i for i, f in enumerate(want) if f[2] != seen['cut']), len(want))
         pcs = [f[0] for f in got]
-        ok = (pcs[:on_irq] == [f[0] for f in want[:on_irq]] and
-              (len(got) == on_irq or len(got) == on_irq + 1 and pcs[-1] == seen['word']))
-        expect_true(ok, "my-xbt on CPU %d with the hardirq stack's lowest word "
-                    "changed from %#x to %#x, on the softirq stack, and its top "
-                    "word (at %#x) set to %#x: the frame chain still leads to "
-                    "the task's stack (ebp %s), but the lowest word says the "
-                    "stack came from elsewhere" % (
-                        seen['cpu'], seen['word'], seen['moved'], seen['top'],
-                        seen['word'], '%#x' % seen['leads'] if seen['leads'] else '?'),
-                    'the walk ends at the hardirq stack\'s top:\n' +
-                    show(want[:on_irq]) + '\n(and at most #%d, the return address '
-                    'read at its top word, now %#x)' % (on_irq, seen['word']), show(got))
+        ok = (pcs[:on] == [f[0] for f in want[:on]] and
+              (len(got) == on or len(got) == on + 1 and on < len(want) and
+               pcs[-1] == want[on][0]))
+        expect_true(ok, "my-xbt on CPU %d with the %s stack's lowest word (at %#x) "
+                    "set to %#x, %s: the frame chain still leads on (to ebp %s), "
+                    "but the lowest word says the stack came from elsewhere" % (
+                        seen['cpu'], seen['cut'], seen['lowest'],
+                        seen['changed'][seen['lowest']], says, '%#x' % seen['target']
+                        if seen['target'] else '?'),
+                    "the walk ends at the %s stack's top:\n" % seen['cut'] +
+                    show(want[:on]) + '\n(and at most #%d, the return address '
+                    'read at its top word)' % on, show(got))
         return 'ends after %d frames' % len(got)
     return check
 
+
+def judged_at(sol):
+    """The lowest word names exactly the ebp the chain lands on: at or
+    above the saved esp, so the walk crosses, as at any handler."""
+    def check():
+        seen, want, got = theirs('at', sol)
+        compare("my-xbt on CPU %d with the hardirq stack's lowest word set to "
+                "%#x, the very ebp the chain lands on (at or above the saved "
+                "esp: the walk crosses)" % (seen['cpu'], seen['target']), want, got)
+        return '%d frames' % len(got)
+    return check
+
+
+def judged_name(sol):
+    """Frame seen['frame']'s return address is just past its function's
+    last instruction, a call: named by the byte before it."""
+    def check():
+        seen, want, got = theirs('last-call', sol)
+        where = ("my-xbt on CPU %d with frame #%d's return address (at %#x) set "
+                 "to %#x, just past the call that ends start_secondary()" % (
+                     seen['cpu'], seen['frame'], seen['slot'], seen['ret']))
+        compare(where, want, got)
+        k = seen['frame']
+        name = (got[k][1] or '').split('+')[0].strip()
+        expect_true(name == want[k][1], where + "; frame #%d's function" % k,
+                    '%s (the function that holds the call: the byte before '
+                    'the return address)' % want[k][1], got[k][1])
+        return 'frame #%d named %s' % (k, name)
+    return check
+
+
+CUTS = [('elsewhere', "my-xbt trusts the hardirq stack's lowest word, not the frame "
+         "chain alone", 'on the softirq stack'),
+        ('below', "my-xbt leaves the hardirq stack only at or above the esp its "
+         "lowest word saved", "on the task's stack, a word above where the chain lands"),
+        ('softirq', "my-xbt trusts the softirq stack's lowest word too",
+         'on the hardirq stack')]
 
 for sol in SOLUTIONS:
     loads = sol.loads('frames', 'frames()', stops)
     for k, (location, accept) in enumerate(STOPS):
         sol.check('my-xbt at %s, %s' % (location, accept.says), loads,
                   judged(sol, k))
-    sol.check("my-xbt trusts the hardirq stack's lowest word, not the frame "
-              "chain alone", loads, judged_tampered(sol))
+    for key, title, says in CUTS:
+        sol.check(title, loads, judged_cut(sol, key, says))
+    sol.check('my-xbt crosses where the chain lands exactly at the esp the lowest '
+              'word saved', loads, judged_at(sol))
+    sol.check('my-xbt names a return address by the call before it, at a '
+              "function's last instruction", loads, judged_name(sol))
 
 run_tests()
