@@ -11,101 +11,24 @@
 #    skeleton) passes every
 #    check; wrong solutions, each made from the reference by one
 #    plausible mistake, fail, and fail the check that names the mistake
-#    (and, where said, pass the others).
+#    (and, where said, pass the others). The wrong solutions are the
+#    labs' own ([[exercise.wrong]] in lab.toml), which make mutants
+#    grades three times each (tests/mutants.py).
 # The learner's files live in build/task-check (EXERCISES), not in the
 # learner's build/exercises. The skeleton's lines of each grader's output
 # go to build/results/taskN-skeleton.txt, for the workbook.
+import atexit
 import os
 import re
 import shutil
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from tests import checklib
+from tests import checklib, mutants
 from tests.checklib import BUILD, expect, facts, fit
 from vm.session import exercise
 
 WORK = os.path.join(BUILD, 'task-check')
 RESULTS = os.path.join(BUILD, 'results')
-
-# The reference solution of lab 1's lines that cross from an IRQ stack.
-CROSSING = """            if here not in ('hardirq', 'softirq'):
-                break
-            saved = word(known[here][0])
-            if stack_of(saved, known) != there or ebp < saved:
-                break
-            here = there"""
-# Each wrong solution: (label, what the mistake is, the reference's text
-# to replace, its replacement, a title substring of a check that must
-# fail, title substrings of checks that must still pass).
-WRONG = {
-    0: [('ret-at-ebp', 'reads the return address at [ebp] and the next ebp '
-         'at [ebp+4]', [('ret = word(ebp + 4)', 'ret = word(ebp)'),
-                        ('ebp = word(ebp)\n', 'ebp = word(ebp + 4)\n')],
-         'my-bt at handle_irq_event on CPU 0', []),
-        ('no-first-insn', 'walks from $ebp at a first instruction, skipping '
-         'the direct caller', [("    if at_first_instruction(pc):\n        ret = "
-                                "word(sp)\n        found.append((ret, function_of("
-                                "ret - 1)))\n", '')],
-         "at __handle_irq's first instruction", ['the middle of handle_edge_irq']),
-        ('name-by-ret', 'names each frame after its return address, not the '
-         'byte before it', [('function_of(ret - 1)', 'function_of(ret)')],
-         'in the idle task', ['the middle of handle_edge_irq'])],
-    1: [('stops-at-irq-top', 'ends the walk where the chain leaves an IRQ '
-         'stack', [(CROSSING, '            break')],
-         'from the task stack', []),
-        ('ignores-lowest-word', 'crosses to any known stack the chain leads '
-         'to, without the IRQ stack\'s lowest word', [(CROSSING, '            here = there')],
-         "trusts the hardirq stack's lowest word",
-         ['from the task stack', 'taken during a softirq']),
-        ('word-at-top', "reads the saved esp at the IRQ stack's top, not its "
-         'lowest word', [('saved = word(known[here][0])',
-                          'saved = word(known[here][1] - 4)')],
-         "trusts the hardirq stack's lowest word", []),
-        ('follows-zero-regs', "follows a kernel thread's all-zero pt_regs under "
-         'ret_from_fork past its last frame', [('if user or ip < KERNEL_START:',
-                                                'if user:')],
-         # (A stop whose interrupted task is a kernel thread fails it too:
-         # only chains that end in user mode must pass.)
-         'in a kernel thread', ['an interrupt from user mode', 'in a system call'])],
-    5: [('ignores-8mb-floor', 'predicts as if all of MemFree went to threads, '
-         'forgetting the 8 MB that threads leaves free',
-         [('SAMPLE + (long)((free1 - STOP_KB) / cost)', 'SAMPLE + (long)(free1 / cost)')],
-         'its prediction', ['KernelStack grows']),
-        ('stack-only', 'counts only the stack as what a thread costs',
-         [('cost = (double)(free0 - free1) / SAMPLE;', 'cost = stack;')],
-         'its prediction', ['KernelStack grows'])],
-    6: [('looks-for-broken-magic', 'looks for a task whose end magic is gone',
-         [("""        used = [addr for addr, value in read.get(pid, [])[1:] if value]
-        if not used:
-            continue
-        not_used = used[0] - stack
-        if best is None or not_used < best[3]:
-            best = (pid, comm, stack, not_used)""", """        magic = read.get(pid, [(stack, STACK_END_MAGIC)])[0][1]
-        if magic != STACK_END_MAGIC:
-            best = (pid, comm, stack, 0)""")],
-         'returns (pid, comm, stack, not_used)', []),
-        ('counts-the-magic', 'takes the end magic for a used word',
-         [('read.get(pid, [])[1:] if value]', 'read.get(pid, []) if value]')],
-         'finds the task whose stack overflowed', [])],
-    7: [('eight-k', "takes a task stack for i386's 8K",
-         [("size = val('sizeof(init_stack)')", 'size = 8192')],
-         "a sleeping task's stack", ['$rsp in __common_interrupt',
-                                     'double-fault stack']),
-        ('irq-ptr-is-base', "takes hardirq_stack_ptr for the stack's base, as "
-         'on i386', [("yield 'hardirq', c, top - irq_size, irq_size",
-                      "yield 'hardirq', c, top - 8, irq_size")],
-         "$rsp in __common_interrupt", ["a sleeping task's stack"]),
-        ('no-ist', 'knows no IST stack', [('for member, name in IST:',
-                                           'for member, name in ():')],
-         "this CPU's double-fault stack", ["a sleeping task's stack"]),
-        ('current-only', 'looks only at the stacks of the tasks the CPUs run',
-         [("found = {int(t['stack']): t for t in tasks.task_lists()}",
-           'found = {}')],
-         "a sleeping task's stack", ["this CPU's double-fault stack"]),
-        ('guard-unchecked', 'calls the page under every stack a guard page, '
-         'mapped or not', [(' and not readable(addr)', '')],
-         'no guard page', ["the guard page under dd's stack"])],
-}
 
 
 def ks(*args, exercise_on=True, task=None):
@@ -113,24 +36,6 @@ def ks(*args, exercise_on=True, task=None):
     else the learner's file); (rc, output, seconds)."""
     return checklib.ks(*args, exercise=exercise_on, env={
         'EXERCISES': os.path.join(WORK, 'exercises'), 'KS_TASK': task or ''})
-
-
-def checks_of(out, label):
-    """{title: (status, the failure's lines)} for LABEL's checks in OUT."""
-    found, lines = {}, out.splitlines()
-    prefix = '[%s] ' % label
-    for i, line in enumerate(lines):
-        m = re.match(r'(ok|not ok|skip) - (.*)$', line)
-        if not m or not m.group(2).startswith(prefix):
-            continue
-        title = m.group(2)[len(prefix):]
-        detail = []
-        for more in lines[i + 1:]:
-            if not more.startswith('    '):
-                break
-            detail.append(more.strip())
-        found[title] = (m.group(1), detail)
-    return found
 
 
 def first_failure(checks):
@@ -181,9 +86,14 @@ def keep(n, out):
 
 
 shutil.rmtree(WORK, ignore_errors=True)
+# ks remembers the EXERCISES given (build/learner-folders): this check's
+# are not the learner's, whose make grade table must not find them.
+atexit.register(mutants.learner_folders_kept())
 TASKS = [k for k in facts.labs() if 'exercise' in facts.lab(k)
          and 'base' not in facts.lab(k)['exercise']]
-expect(TASKS == [0, 1, 5, 6, 7], 'labs 0, 1, 5, 6 and 7 have a task', TASKS)
+expect(TASKS and all(mutants.wrong(n) for n in TASKS), 'every task (labs %s) has '
+       'wrong solutions in its lab.toml' % ', '.join(map(str, TASKS)),
+       [n for n in TASKS if not mutants.wrong(n)])
 
 # The commands, without a guest.
 for n in TASKS:
@@ -263,31 +173,19 @@ expect('exercise not started (make exercise N=3 EXERCISES=%s)' % os.path.join(
 for n in TASKS:
     lab = facts.lab(n)
     ex = lab['exercise']
-    name = os.path.basename(ex['skeleton'])
     folder = lab['folder']
     reference = exercise.task_reference(n)
     files = {'skeleton': open(os.path.join(folder, ex['skeleton'])).read(),
              'reference': reference}
-    for label, what, edits, fails, passes in WRONG[n]:
-        text = reference
-        for old, new in edits:
-            text = text.replace(old, new) if old in text else None
-            if text is None:
-                break
+    for w in mutants.wrong(n):
+        text = mutants.made(reference, w['edits'])
         if expect(text is not None, 'lab %d: the wrong solution "%s" is made from '
-                  'the reference by its edit' % (n, label),
+                  'the reference by its edits' % (n, w['label']),
                   'the reference no longer holds the text it edits'):
-            files[label] = text
-    paths = []
-    for label, text in files.items():
-        path = os.path.join(WORK, str(n), label, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w') as f:
-            f.write(text)
-        paths.append(path)
-    rc, out, took = ks('grade', n, task=os.pathsep.join(paths))
+            files[w['label']] = text
+    rc, out, took = ks('grade', n, task=mutants.write(n, files, os.path.join(WORK, str(n))))
     keep(n, out)
-    graded = {label: checks_of(out, label) for label in files}
+    graded = {label: mutants.checks_of(out, label) for label in files}
 
     title, detail = first_failure(graded['skeleton'])
     expect(title and any(d.startswith('expected:') for d in detail) and
@@ -302,17 +200,17 @@ for n in TASKS:
            % (n, n, ex['solution'], len(ref), took),
            '; '.join(said(t, ref[t][1]) for t in bad) or out.strip()[-400:])
 
-    for label, what, edits, fails, passes in WRONG[n]:
-        if label not in graded:
+    for w in mutants.wrong(n):
+        if w['label'] not in graded:
             continue
-        checks = graded[label]
+        checks = graded[w['label']]
         failed = [t for t, (status, _) in checks.items()
-                  if status == 'not ok' and fails in t]
-        kept = [t for t, (status, _) in checks.items()
-                if status != 'ok' and any(p in t for p in passes)]
+                  if status == 'not ok' and w['fails'] in t]
         title = failed[0] if failed else None
-        expect(failed and not kept, 'lab %d: a solution that %s ("%s") fails: %s%s'
-               % (n, what, label, said(title, checks[title][1]) if title else '',
-                  '; it passes "%s"' % '", "'.join(passes) if passes else ''),
-               'no failed check with "%s" in its title; %s' % (
-                   fails, '; '.join('%s: %s' % (t, s) for t, (s, _) in checks.items())))
+        expect(mutants.verdict(checks, w) == 'fail', 'lab %d: a solution that %s '
+               '("%s") fails: %s%s' % (
+                   n, w['what'], w['label'], said(title, checks[title][1]) if title else '',
+                   '; it passes "%s"' % '", "'.join(w['passes']) if w['passes'] else ''),
+               'no failed check with "%s" in its title, or one it must pass '
+               'failed; %s' % (w['fails'], '; '.join(
+                   '%s: %s' % (t, s) for t, (s, _) in checks.items())))

@@ -6,8 +6,9 @@
 #    compiler's error;
 #  - the project's own patches for that stage (the reference solution)
 #    apply to the skeleton without fuzz, and the grader passes them;
-#  - (labs 3 and 4) wrong solutions, each the reference with one
-#    plausible mistake, fail the check that names it;
+#  - wrong solutions, each the reference with one plausible mistake in
+#    one file (the lab's own, [[exercise.wrong]] in lab.toml; labs 3 and
+#    4 have them), fail the check that names it;
 #  - `make exercise` on an existing tree leaves the learner's work alone.
 # So the grader can fail, and the skeleton and the series cannot drift
 # apart. The trees live in build/exercise-check (not the learner's
@@ -15,14 +16,18 @@
 # that only what changed is rebuilt. The grader's output on the skeleton
 # and on the solution goes to build/results/exerciseN-*.txt, for the
 # workbook.
+import atexit
 import os
 import subprocess
 
-from tests import checklib
+from tests import checklib, mutants
 from tests.checklib import TOP, expect, exercises_in, facts, fit
 from vm.session import exercise
 
 exercises_in('exercise-check')
+# ks remembers the EXERCISES given (build/learner-folders): this check's
+# are not the learner's, whose make grade table must not find them.
+atexit.register(mutants.learner_folders_kept())
 
 
 
@@ -50,29 +55,6 @@ def first_failure(out):
             return ' / '.join(l.strip() for l in lines[i:i + 4])
     return None
 
-
-# Wrong solutions of a kernel exercise, each the reference with one
-# plausible mistake: (label, the mistake, file, the reference's text, its
-# replacement, a title substring of the check that must fail).
-LINE = 'return sp < (sizeof(struct thread_info) + STACK_WARN);'
-IRQ = 'arch/x86/kernel/irq_32.c'
-OPTION = ('config 4KSTACKS\n\tbool "Use 4Kb for kernel stacks instead of 8Kb"\n'
-          '\tdepends on X86_32 && DEBUG_KERNEL\n\n')
-WRONG = {
-    3: [('option-kept', 'makes THREAD_SIZE one page but keeps the option',
-         'arch/x86/Kconfig.debug', 'config CPA_DEBUG\n',
-         OPTION + 'config CPA_DEBUG\n', 'one stack size, no choice'),
-        ('still-8k', 'removes the option but keeps THREAD_SIZE_ORDER 1',
-         'arch/x86/include/asm/page_32_types.h', '#define THREAD_SIZE_ORDER\t0\n',
-         '#define THREAD_SIZE_ORDER\t1\n', 'stacks are one page')],
-    4: [('wrong-sign', 'compares the other way (reports with room to spare)',
-         IRQ, LINE, LINE.replace('sp <', 'sp >'), 'quiet with room to spare'),
-        ('line-too-high', 'draws the line at a quarter of the stack',
-         IRQ, LINE, 'return sp < THREAD_SIZE / 4;', 'quiet just above the line'),
-        ('bytes-used', 'compares the bytes used, not the bytes left',
-         IRQ, LINE, 'return THREAD_SIZE - sp < (sizeof(struct thread_info) + '
-         'STACK_WARN);', 'quiet with room to spare')],
-}
 
 WITH = [k for k in facts.labs() if 'exercise' in facts.lab(k)]
 # The kernel exercises (a base stage); the other labs' tasks are check 84's.
@@ -149,19 +131,14 @@ for n in KERNELS:
     expect(rc == 0 and ' 0 failed' in last, 'lab %d: the grader passes the '
            'reference solution: %s' % (n, last), first_failure(out) or last)
 
-    for label, mistake, name, was, now, fails in WRONG.get(n, []):
-        path = os.path.join(src, name)
-        with open(path) as f:
-            text = f.read()
-        if not expect(was in text, 'lab %d: the wrong solution "%s" is made '
-                      'from the reference by its edit' % (n, label), name):
+    for w in mutants.wrong(n):
+        with mutants.edited(src, w) as applied:
+            if expect(applied, 'lab %d: the wrong solution "%s" is made from the '
+                      'reference by its edits' % (n, w['label']), w['file']):
+                rc, out = ks('grade', n)
+        if not applied:
             continue
-        with open(path, 'w') as f:
-            f.write(text.replace(was, now))
-        rc, out = ks('grade', n)
-        with open(path, 'w') as f:
-            f.write(text)
         failure = first_failure(out) or ''
-        expect(rc != 0 and fails in failure and 'expected:' in failure,
+        expect(rc != 0 and w['fails'] in failure and 'expected:' in failure,
                'lab %d: a wrong solution (%s: %s) fails "%s": %s'
-               % (n, label, mistake, fails, failure), out.strip()[-300:])
+               % (n, w['label'], w['what'], w['fails'], failure), out.strip()[-300:])
