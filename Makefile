@@ -38,7 +38,7 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -55,6 +55,8 @@ help:
 	@echo '                 make grade N=k EXERCISE=1 grades it on a fresh guest (a kernel: built first);'
 	@echo '                 make hint N=k: one more hint each time'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
+	@echo 'make mutants     grade each task'"'"'s reference and wrong solutions (lab.toml'"'"'s [[exercise.wrong]])'
+	@echo '                 3 times each, in a table; MUTANTS_KERNEL=1: labs 3 and 4'"'"'s kernel ones too'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
 	@echo '                 (N=7: lab 7'"'"'s x86_64 kernel after its guard-page panic; drgn reads it too)'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
@@ -175,6 +177,12 @@ grade: $(if $(N),check-lab deps $(LAB_IMAGE))
 
 check: deps kernels images
 	@tests/run.sh
+
+# Each task's wrong solutions (labs/N/lab.toml's [[exercise.wrong]]) and
+# its reference, graded 3 times each (tests/mutants.py); MUTANTS_KERNEL=1
+# adds the kernel exercises', each an incremental kernel build.
+mutants: deps images
+	@python3 -m tests.mutants
 
 # The workbook. Its transcripts, tables and grader outputs come from real
 # runs, kept in book/runs/: make book renders from them, with no kernel;
