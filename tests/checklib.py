@@ -29,6 +29,11 @@ def not_ok(what):
     print('not ok - %s' % what, flush=True)
 
 
+def skip(what, why):
+    """A check this machine cannot run, and why (KTAP's SKIP)."""
+    print('skip - %s: %s' % (what, why), flush=True)
+
+
 def expect(good, what, got=None):
     """One check line: ok if GOOD, else not ok with what was got."""
     if good:

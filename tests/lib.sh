@@ -7,6 +7,8 @@
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
+# skip WHAT WHY: a check this machine cannot run, and why (KTAP's SKIP).
+skip() { echo "skip - $1: $2"; }
 
 # expect WHAT COMMAND...: one check line from a command's exit status.
 expect() {

@@ -88,3 +88,43 @@ n, plan, bad, _ = parse(skipped)
 expect(not bad and n == 1 and '# SKIP skipped' in skipped,
        'a skipped check is a KTAP SKIP directive, and a title\'s own # does not start one',
        skipped)
+
+# make check's own output (tests/run.sh) is KTAP too: planted checks in a
+# scratch checkout, one that passes, one that fails, one that skips and
+# one that never ends (a per-check timeout of 3 s ends it), read by the
+# same parser: a result for each of the plan's checks, the timed-out one
+# not ok by name, the slowest listed, the last line the count.
+import shutil      # noqa: E402
+import tempfile    # noqa: E402
+PLANTED = {
+    '10-passes.sh': 'echo "ok - it holds"\n',
+    '20-fails.sh': 'echo "ok - one holds"\necho "not ok - one does not"\n',
+    '30-skips.sh': 'echo "skip - it needs a thing: this machine has none"\n',
+    '40-hangs.sh': 'echo "ok - it began"\nsleep 600\n',
+}
+with tempfile.TemporaryDirectory() as scratch:
+    os.makedirs(os.path.join(scratch, 'tests', 'checks'))
+    os.makedirs(os.path.join(scratch, 'vm', 'host'))
+    shutil.copy(os.path.join(TOP, 'vm', 'host', 'lib.sh'), os.path.join(scratch, 'vm', 'host'))
+    shutil.copy(os.path.join(TOP, 'tests', 'run.sh'), os.path.join(scratch, 'tests'))
+    for name, text in PLANTED.items():
+        with open(os.path.join(scratch, 'tests', 'checks', name), 'w') as f:
+            f.write(text)
+    env = {k: v for k, v in os.environ.items() if k not in ('CHECKS', 'TOP', 'BUILD')}
+    p = subprocess.run(['sh', os.path.join(scratch, 'tests', 'run.sh')], cwd=scratch,
+                       env=dict(env, KS_CHECK_TIMEOUT='3'), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=120)
+    out = p.stdout
+    log(out)
+    n, plan, bad, _ = parse(out)
+    lines = out.strip().splitlines()
+    expect(n == plan == 4 and lines[-1] == '3 passed, 2 failed, 1 skipped' and p.returncode != 0,
+           "make check's runner writes KTAP the kernel's parser reads: 4 results of a plan "
+           "of 4, and its last line is the count", (n, plan, lines[-1:]))
+    expect(re.search(r'^    not ok \d+ 40-hangs: ran out of its time, 3 s', out, re.M) and
+           re.search(r'^not ok 4 40-hangs # \d+s$', out, re.M) and
+           re.search(r'^    ok 1 it needs a thing # SKIP this machine has none$', out, re.M) and
+           re.search(r'^ok 3 30-skips # SKIP', out, re.M) and
+           re.search(r'^#\s+\d+ s\s+40-hangs$', out, re.M),
+           'a check that runs out of its time is ended and not ok by name, a skip is a '
+           'SKIP with its reason, and the slowest checks are listed', out[-600:])
