@@ -8,8 +8,16 @@
 
 out=$BUILD/book
 mkdir -p "$out"
-commands="ks-where ks-irqstacks ks-bt ks-thread-info ks-stack-use ks-stack-picture ks-watch-switch"
-functions="hardirq_ctx softirq_ctx current_thread_info"
+# The commands and functions as they registered themselves
+# (gdb-scripts/kstack/stacks.py's COMMANDS and FUNCTIONS), in that order.
+registry() {
+	gdb -q -nx -batch -x "$TOP/gdb-scripts/load.py" \
+		-ex "python from kstack import stacks; print(' '.join(stacks.$1))" </dev/null 2>/dev/null |
+		tail -n 1
+}
+commands=$(registry COMMANDS)
+functions=$(registry FUNCTIONS)
+[ -n "$commands" ] || die "gdb listed no ks- command (see gdb-scripts/)"
 args=
 for c in $commands; do args="$args -ex 'echo ==== $c\\n' -ex 'help $c'"; done
 for f in $functions; do args="$args -ex 'echo ==== \$$f\\n' -ex 'help function $f'"; done

@@ -62,7 +62,7 @@ class HardirqCtx(gdb.Function):
 for CPU, so that 2.6-era recipes such as x/4x $hardirq_ctx(0) still work."""
 
     def __init__(self, kind='hardirq'):
-        super(HardirqCtx, self).__init__(kind + '_ctx')
+        super(HardirqCtx, self).__init__(stacks.registered(stacks.FUNCTIONS, kind + '_ctx'))
         self.kind = kind
 
     def invoke(self, cpu):

@@ -106,6 +106,20 @@ def checked(action, *args):
         raise
 
 
+# The project's gdb commands and convenience functions, by name, as each
+# registers itself: the workbook's reference (book/reference.sh) and
+# check 11 (the README's table) are made from these lists.
+COMMANDS = []
+FUNCTIONS = []
+
+
+def registered(names, name):
+    """NAME, added to NAMES (COMMANDS or FUNCTIONS) once."""
+    if name not in names:
+        names.append(name)
+    return name
+
+
 class Command(gdb.Command):
     """Base of the ks- commands: a subclass gives its NAME (and KIND, its
     class in gdb's help, if not stack) and implements run(arg), which runs
@@ -113,7 +127,7 @@ class Command(gdb.Command):
     KIND = gdb.COMMAND_STACK
 
     def __init__(self):
-        super(Command, self).__init__(self.NAME, self.KIND)
+        super(Command, self).__init__(registered(COMMANDS, self.NAME), self.KIND)
 
     def invoke(self, arg, from_tty):
         checked(self.run, arg.strip())

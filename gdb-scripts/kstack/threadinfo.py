@@ -92,7 +92,8 @@ thread_info in task_struct, so this is &current->thread_info. Try
 p *$current_thread_info()."""
 
     def __init__(self):
-        super(CurrentThreadInfo, self).__init__('current_thread_info')
+        super(CurrentThreadInfo, self).__init__(
+            stacks.registered(stacks.FUNCTIONS, 'current_thread_info'))
 
     def invoke(self, cpu=None):
         return stacks.checked(self.thread_info, cpu)

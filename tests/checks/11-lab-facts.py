@@ -319,3 +319,28 @@ with tempfile.TemporaryDirectory() as tmp:
     expect('1/%d right' % len(asked) in row and '1/%d made' % len(made) in row,
            'make grade counts a lab\'s right why answer and its prediction from its '
            'answers file, without a guest', row)
+
+# The README's table of gdb commands names every command and function the
+# project's gdb code registers (gdb-scripts/kstack/stacks.py's COMMANDS
+# and FUNCTIONS, which book/reference.sh documents too).
+p = subprocess.run(['gdb', '-q', '-nx', '-batch', '-x', os.path.join(TOP, 'gdb-scripts', 'load.py'),
+                    '-ex', 'python from kstack import stacks; print(" ".join(stacks.COMMANDS)); '
+                    'print(" ".join("$" + f for f in stacks.FUNCTIONS))'],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                   text=True, timeout=60)
+registered = ' '.join(p.stdout.strip().splitlines()[-2:]).split()
+with open(os.path.join(TOP, 'README.md')) as f:
+    table = '\n'.join(l for l in f.read().splitlines() if l.startswith('| `ks-') or
+                      l.startswith('| `$'))
+
+
+def unlisted(names, text):
+    """The NAMES the README's command table does not name."""
+    return [n for n in names if not re.search(r'`%s[ (`]' % re.escape(n), text)]
+
+
+expect(len(registered) >= 10 and not unlisted(registered, table),
+       "the README's command table names each of the %d registered ks- commands and "
+       'functions' % len(registered), unlisted(registered, table) or registered)
+expect(unlisted(['ks-where'], table.replace('`ks-where', '`ks-there')) == ['ks-where'],
+       'a registered command the table leaves out is caught')
