@@ -38,7 +38,7 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants check-release bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -51,12 +51,14 @@ help:
 	@echo '                 (answers/labk.txt, or ANSWERS=file: key = value lines)'
 	@echo 'make grade       every lab in one table: task passed, questions right, predictions made'
 	@echo '                 (from answers/labN.txt; a lab not started is reported, not built or booted)'
-	@echo 'make exercise N=k  your start for lab k'"'"'s exercise: a file to write (labs 0, 1, 5, 6) or a kernel tree (2, 3); then'
+	@echo 'make exercise N=k  your start for lab k'"'"'s exercise: a file to write (labs $(TASK_LABS)) or a kernel tree ($(KERNEL_EXERCISE_LABS)); then'
 	@echo '                 make grade N=k EXERCISE=1 grades it on a fresh guest (a kernel: built first);'
 	@echo '                 make hint N=k: one more hint each time'
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make mutants     grade each task'"'"'s reference and wrong solutions (lab.toml'"'"'s [[exercise.wrong]])'
 	@echo '                 3 times each, in a table; MUTANTS_KERNEL=1: labs 3 and 4'"'"'s kernel ones too'
+	@echo 'make check-release LINUX_SOURCE=VERSION|file.deb  the whole make check on another 6.1 point'
+	@echo '                 release (a maintainer'"'"'s: build-VERSION/ of its own)'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
 	@echo '                 (N=7: lab 7'"'"'s x86_64 kernel after its guard-page panic; drgn reads it too)'
 	@echo 'make boot N=k    boot stage k to a shell on this terminal (Ctrl-A X quits)'
@@ -154,7 +156,7 @@ replay: check-lab deps $(LAB_IMAGE)
 	@$(KS) replay $(N)
 
 # The learner's starting point for lab k's exercise: a file of their own
-# (labs 0, 1, 5, 6: the lab's task), or a kernel tree (labs 2 and 3);
+# (a lab's task: its [exercise] has no base stage), or a kernel tree (one with);
 # EXERCISE=1 makes `make lab` and `make grade` build and boot it.
 exercise: check-lab deps
 	@$(KS) exercise $(N)
@@ -200,6 +202,17 @@ promote:
 
 bench: deps kernels images
 	@tests/bench.sh
+
+# A maintainer's run of the whole suite on another 6.1 point release
+# (LINUX_SOURCE: a version Debian's archive still has, or a .deb), in a
+# build folder of its own, with this checkout's compile cache.
+check-release:
+	@test -n "$(LINUX_SOURCE)" || { echo 'make check-release LINUX_SOURCE=VERSION (6.1.176-1, say) or LINUX_SOURCE=file.deb' >&2; exit 2; }
+	@set -e; got=$$(vm/host/linux-source.sh "$(LINUX_SOURCE)"); \
+	release=$${got%% *}; \
+	echo "[make] check-release: linux-source-6.1 $$release, in $(CURDIR)/build-$$release"; \
+	CCACHE_DIR=$${CCACHE_DIR:-$(BUILD)/ccache} $(MAKE) --no-print-directory check \
+		BUILD=$(CURDIR)/build-$$release TARBALL=$${got#* }
 
 clean:
 	rm -rf $(BUILD)/run $(INITRAMFS) $(BUILD)/bench

@@ -38,6 +38,12 @@ py book.kept list | while read -r kept; do
 	[ -s "$f" ] || die "the book needs $f: $fix"
 done || exit 1
 "$TOP/book/reference.sh"
+# The labs' chapters, in the order of the lab folders (labs/N/lab.toml):
+# a new lab's chapter joins the book with no list to edit.
+for n in $(ls "$TOP/labs" | grep -x '[0-9]*' | sort -n); do
+	[ -f "$TOP/labs/$n/lab.toml" ] && [ -f "$TOP/book/chapters/lab$n.adoc" ] || continue
+	printf 'include::%s[leveloffset=+1]\n\n' "$TOP/book/chapters/lab$n.adoc"
+done > "$out/labs.adoc"
 py book.plots "$results" "$out/figures" || die "the plots of labs 4 and 5 failed"
 py book.figure26 "$out/figures" || die "the figure of 2.6's stacks failed"
 py book.modelfigs "$out/figures" || die "the model chapter's figures failed"

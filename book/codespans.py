@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+from vm.session.session import BUILD
+
 # Delimited blocks whose content is not inline text: listing, literal,
 # comment and passthrough blocks.
 VERBATIM = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,})\s*$")
@@ -41,6 +43,9 @@ HTML_ATTRIBUTES = {"backend-html5", "basebackend-html"}
 # At each backtick, in this order: ``unconstrained``, `+literal+`, `plain`.
 SPAN = re.compile(r"``(.+?)``|`\+(.+?)\+`|`([^`]+)`", re.S)
 ATTRIBUTE = re.compile(r"\{[\w-]+\}")
+# What book/build.sh writes for the sources ({generated}: the build
+# folder's book/).
+GENERATED = os.path.join(BUILD, "book")
 
 
 def source_lines(path, tags=None):
@@ -84,6 +89,11 @@ def source_lines(path, tags=None):
             yield None, ""
             continue
         include = INCLUDE.match(line)
+        if include and include.group(1).startswith("{generated}/"):
+            # The list of the labs' chapters book/build.sh writes.
+            target = os.path.join(GENERATED, include.group(1)[len("{generated}/"):])
+            yield from source_lines(target)
+            continue
         if include and "{" not in include.group(1):
             target = os.path.join(os.path.dirname(path), include.group(1))
             selection = TAGS.search(include.group(2))

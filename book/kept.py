@@ -30,6 +30,7 @@ import subprocess
 import sys
 
 from book.layout import WRAP_MARK
+from vm.session import facts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
@@ -60,11 +61,13 @@ def pieces(build=BUILD):
     out = [('transcripts/%s.txt' % w, 'book/transcripts/%s.txt' % w, TRANSCRIPT_RUN)
            for w in walks + ['lab6']]
     out += [('figures/%s.svg' % f, 'book/figures/%s.svg' % f, TRANSCRIPT_RUN)
-            for f in ('irq-stacks', 'guard-page')]
+            for f in [facts.lab(n)['figure']['svg'] for n in facts.labs()
+                      if 'figure' in facts.lab(n)]]
     names = ['lab4-overflow.adoc', 'lab4-overflow.tsv', 'lab5-memory.adoc',
              'lab5-memory.tsv', 'lab7-lkdtm.adoc']
-    names += ['exercise%d-%s.txt' % (n, w) for n in (2, 3, 4) for w in ('skeleton', 'solution')]
-    names += ['task%d-skeleton.txt' % n for n in (0, 1, 5, 6, 7)]
+    names += ['exercise%d-%s.txt' % (n, w) for n in facts.kernel_exercise_labs()
+              for w in ('skeleton', 'solution')]
+    names += ['task%d-skeleton.txt' % n for n in facts.task_labs()]
     names += ['postmortem-never-stored.txt']
     for name in names:
         run = RUNS[re.sub(r'\d*[-.].*', '', name)] if not name.startswith('lab') \

@@ -40,8 +40,9 @@ from vm.session.session import BUILD, GUARD, TIMEOUT, TOP, Guest, GuestError, ar
 
 OUT = os.path.join(BUILD, 'book', 'transcripts')
 FIGURES = os.path.join(BUILD, 'book', 'figures')
-# What draws a figure at the end of a lab's walk.
-FIGURE_OF = {2: os.path.join(HERE, 'stackfig.py'), 7: os.path.join(HERE, 'guardfig.py')}
+# What draws a figure at the end of a lab's walk (lab.toml's figure).
+FIGURE_OF = {n: os.path.join(TOP, facts.lab(n)['figure']['draw'])
+             for n in facts.labs() if 'figure' in facts.lab(n)}
 # What crash's batch output gets before each command, to be replaced by
 # its prompt.
 CRASH_MARK = '@@ks-command@@ '

@@ -94,6 +94,22 @@ def labs():
                   os.path.isfile(os.path.join(root, d, 'lab.toml')))
 
 
+def task_labs():
+    """The labs whose exercise is a task: a file the learner writes
+    (an [exercise] with no base stage)."""
+    return [n for n in labs() if 'base' not in _lab_file(n).get('exercise', {'base': 0})]
+
+
+def kernel_exercise_labs():
+    """The labs whose exercise is a kernel of the learner's own (an
+    [exercise] with a base stage)."""
+    return [n for n in labs() if 'base' in _lab_file(n).get('exercise', {})]
+
+
+def _lab_file(n):
+    return _load(os.path.join(TOP, 'labs', str(n), 'lab.toml'))
+
+
 def exercise():
     """EXERCISE=1: the lab runs the learner's own exercise or task, not
     the project's stage. Read here only. Unset, empty or 0 means not the
@@ -235,6 +251,8 @@ def _shell(argv):
         for name in ('KERNEL', 'KERNEL_FOR', 'EXERCISE'):
             os.environ.pop(name, None)
         print('LABS := %s' % ' '.join(map(str, labs())))
+        print('TASK_LABS := %s' % ' '.join(map(str, task_labs())))
+        print('KERNEL_EXERCISE_LABS := %s' % ' '.join(map(str, kernel_exercise_labs())))
         print('BUSYBOXES := %s' % ' '.join('$(BUILD)/deps/%s/bin/busybox' % machine_record(m)['busybox']
                                            for m in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
         print('EXTRA := %s' % ' '.join(extra_kernels()))

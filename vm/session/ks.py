@@ -12,7 +12,7 @@
                         predictions made, from DIR/labN.txt (answers/);
                         labs not started cost nothing
   ks exercise N         make lab N's exercise tree (the learner's kernel;
-                        labs 2, 3) or task file (labs 0, 1, 5, 6, 7);
+                        an [exercise] with a base) or task file (one without);
                         EXERCISE=1 makes lab and grade use it
   ks hint N             the next hint for lab N's exercise
   ks replay N           record lab N's run on one CPU, then open gdb on
