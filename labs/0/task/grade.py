@@ -17,7 +17,7 @@ from labs.gdbutil import continue_to, cpu, run, stack_kind, val
 from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import frames as ksbt
 
-MASK = 0xffffffff
+MASK = ksbt.stacks.mask()
 # (what the stop is, where, on which CPU (None: the first to get there),
 # on which stack (None: any), a command to run there first)
 STOPS = [

@@ -48,7 +48,7 @@ from labs.gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, 
 from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import frames as ksbt
 
-MASK = 0xffffffff
+MASK = ksbt.stacks.mask()
 
 
 def saved_on(kind, want_cpu=None):

@@ -19,9 +19,10 @@ from labs import tasklib
 from labs.gdbutil import continue_to, cpu, run
 from labs.gradelib import Fail, expect_true, run_tests, test
 from kstack import stacks
+from vm.session import facts
 
-MASK = (1 << 64) - 1
-PAGE = 4096
+MASK = stacks.mask()
+PAGE = facts.machine('x86_64')['page_bytes']
 KINDS = ('task', 'hardirq', 'double-fault', 'nmi', 'debug', 'machine-check')
 SOLUTIONS = tasklib.solutions(load_as='my_where')
 ASKED = {}      # check title: [(what the address is, the stop's record)]
