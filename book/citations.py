@@ -381,6 +381,26 @@ def read_lines(f):
     return _FILES[f]
 
 
+# The point release the book's line numbers are 6.1.N's (SUBLEVEL). In
+# another release's tree (the machine's Debian installed another
+# linux-source-6.1) lines move by more than SLACK: there the identifier
+# decides, anywhere within ANOTHER_RELEASE lines of the cited line, and
+# the note gives the shift; gone, the citation fails (the code the book
+# explains changed).
+BOOK_RELEASE = '192'
+ANOTHER_RELEASE = 400
+
+
+def release(base):
+    """The 6.1 point release (SUBLEVEL) of the tree at BASE, or None."""
+    try:
+        with open(os.path.join(base, 'Makefile')) as f:
+            m = re.search(r'^SUBLEVEL = (\d+)$', f.read(4096), re.M)
+        return m and m.group(1)
+    except OSError:
+        return None
+
+
 def check(c, root=None):
     """(why citation C fails or None, a note or None). With a line, the
     identifier must stand in the code within SLACK lines of it (not only
@@ -411,16 +431,21 @@ def check(c, root=None):
     # Where the name stands in the code (a CONFIG_ option: where C tests it).
     where_code = at if name.startswith('CONFIG_') else \
         [i for i in at if word.search(lines[i - 1])]
-    near = [i for i in where_code if c.first - SLACK <= i <= c.last + SLACK]
+    slack = SLACK
+    if release(base) not in (None, BOOK_RELEASE):
+        slack = ANOTHER_RELEASE
+        note = '; '.join(n for n in (note, 'on 6.1.%s (the book cites 6.1.%s)' % (
+            release(base), BOOK_RELEASE)) if n)
+    near = [i for i in where_code if c.first - slack <= i <= c.last + slack]
     if not near:
-        only = [i for i in at if c.first - SLACK <= i <= c.last + SLACK]
+        only = [i for i in at if c.first - slack <= i <= c.last + slack]
         if only:
             return ('`%s` is not in the code within %d lines of line %s: only a comment or a '
                     'preprocessor line names it there (line %s); in the code it is on line %s' % (
-                        name, SLACK, cited, ', '.join(map(str, only)),
+                        name, slack, cited, ', '.join(map(str, only)),
                         listed(where_code) or 'none')), note
         return '`%s` is not within %d lines of line %s (it is on line %s)' % (
-            name, SLACK, cited, listed(at)), note
+            name, slack, cited, listed(at)), note
     if not any(c.first <= i <= c.last for i in near):
         found = min(near, key=lambda i: min(abs(i - c.first), abs(i - c.last)))
         shift = found - (c.first if found < c.first else c.last)

@@ -121,10 +121,16 @@ expect(len(after) - len(new) == len(before) and
 # with only the one citation.
 moved = 3
 function_end = next(i for i in range(n, len(raw) + 1) if raw[i - 1] == '}')
+far = 60      # another point release moves lines further (6.1.176: up to 57)
 trees = {
     'moved': fork_lines[:n - 1] + ['\n'] * moved + fork_lines[n - 1:],
     'deleted': fork_lines[:n - 1] + fork_lines[function_end:],
+    # The same far move in a tree of another point release (its Makefile
+    # says 6.1.176), and in one of the book's own (6.1.192).
+    'another release': fork_lines[:n - 1] + ['\n'] * far + fork_lines[n - 1:],
+    "the book's release": fork_lines[:n - 1] + ['\n'] * far + fork_lines[n - 1:],
 }
+releases = {'another release': '176', "the book's release": citations.BOOK_RELEASE}
 said = '%s (`kernel/fork.c:%d`)' % (fn, n)
 with tempfile.TemporaryDirectory() as scratch:
     os.makedirs(os.path.join(scratch, 'text', 'book', 'chapters'))
@@ -136,6 +142,9 @@ with tempfile.TemporaryDirectory() as scratch:
         os.makedirs(os.path.join(root, 'kernel'))
         with open(os.path.join(root, 'kernel', 'fork.c'), 'w') as f:
             f.writelines(lines)
+        if what in releases:
+            with open(os.path.join(root, 'Makefile'), 'w') as f:
+                f.write('VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = %s\n' % releases[what])
         result[what] = citations.run([chapter], top=os.path.join(scratch, 'text'), root=root)
 cites, failed, notes = result['moved']
 for c, note in notes:
@@ -149,3 +158,12 @@ cites, failed, _ = result['deleted']
 expect(len(cites) == 1 and failed and 'is not within' in failed[0][1],
        'the same citation fails once the function is deleted from the scratch kernel/fork.c',
        failed[0][1] if failed else 'passed')
+cites, failed, notes = result['another release']
+expect(len(cites) == 1 and not failed and any(
+    'on 6.1.176' in note and '(+%d)' % far in note for _, note in notes),
+       'in a tree of another point release, the function %d lines down still passes, the '
+       'release and the shift noted' % far,
+       '; '.join(why for _, why in failed) or [note for _, note in notes])
+cites, failed, _ = result["the book's release"]
+expect(len(cites) == 1 and failed, "in a tree of the book's own release, the same %d-line "
+       'move fails: the book\'s line is wrong there' % far, 'passed')
