@@ -28,6 +28,16 @@ mkdir -p "$logs"
 export KS_KTAP_DIR=$logs/ktap
 [ -n "${CHECKS:-}" ] || rm -rf "$KS_KTAP_DIR"
 limit=${KS_CHECK_TIMEOUT:-1800}
+# The folders ks remembers for the learner's make grade table
+# (build/learner-folders) are put back after the run: the checks' own
+# EXERCISES are not the learner's.
+folders=$BUILD/learner-folders
+rm -f "$logs/learner-folders"
+[ ! -f "$folders" ] || cp -p "$folders" "$logs/learner-folders"
+put_folders_back() {
+	if [ -f "$logs/learner-folders" ]; then cp -p "$logs/learner-folders" "$folders"; else rm -f "$folders"; fi
+}
+trap 'put_folders_back' EXIT
 passed=0 failed=0 skipped=0
 start=$(date +%s)
 times=$logs/times
