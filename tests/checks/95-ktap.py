@@ -128,3 +128,30 @@ with tempfile.TemporaryDirectory() as scratch:
            re.search(r'^#\s+\d+ s\s+40-hangs$', out, re.M),
            'a check that runs out of its time is ended and not ok by name, a skip is a '
            'SKIP with its reason, and the slowest checks are listed', out[-600:])
+
+# A stop the grader misses is not the learner's failure (labs/gradelib.py's
+# Missed): its check is a SKIP with its reason, which vm/session/ks takes
+# for a grade to run again on a fresh guest, and at last for an
+# incomplete one; a plain failure is not taken for one.
+from vm.session import ks    # noqa: E402
+GRADER = """
+from labs.gradelib import Missed, expect, run_tests, test
+@test('a stop it needs')
+def missed():
+    raise Missed('the grader did not reach this stop in 2000 hits')
+@test('a check that fails')
+def fails():
+    expect(1, 2, 'a number')
+run_tests()
+"""
+with tempfile.TemporaryDirectory() as scratch:
+    records = os.path.join(scratch, 'records.jsonl')
+    subprocess.run([sys.executable, '-c', GRADER], cwd=TOP, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, KS_RESULTS=records, KS_LAB='0'), check=True)
+    tests = results.read(records, 'test')
+    report = results.ktap(2, tests)
+expect([t['status'] for t in tests] == ['skip', 'fail'] and
+       ks.missed(tests) == ['a stop it needs'] and
+       '# SKIP missed: the grader did not reach this stop' in report,
+       'a missed stop is a SKIP with its reason, which make grade grades again (and '
+       'calls incomplete), and a failure is not one', (tests, report))

@@ -17,7 +17,7 @@ import gdb
 
 from labs import tasklib
 from labs.gdbutil import continue_to, cpu, run
-from labs.gradelib import Fail, expect_true, run_tests, test
+from labs.gradelib import Fail, Missed, expect_true, run_tests, test
 from kstack import stacks
 from vm.session import facts
 
@@ -159,7 +159,8 @@ def judged(sol, title):
             if got != seen['expected']:
                 raise Fail('where(%#x), %s' % (seen['addr'], what),
                            words(seen['expected']), words(got))
-        expect_true(title in ASKED, 'the stop', 'reached', 'not reached')
+        if title not in ASKED:      # the grader's stop, not the learner's file
+            raise Missed('the grader did not reach this stop')
         return ', '.join(words(seen['expected']).split(': ')[1]
                          for _, seen in ASKED[title][:1])
     return check
