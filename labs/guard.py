@@ -313,7 +313,9 @@ class EndOfRecording(gdb.Breakpoint):
 
 def stop_at_the_end():
     """EndOfRecording breakpoints, on the functions of END_POINTS this
-    kernel has."""
+    kernel has (once a gdb)."""
+    if any(isinstance(bp, EndOfRecording) for bp in gdb.breakpoints()):
+        return
     for function in END_POINTS:
         if gdb.lookup_global_symbol(function) is not None:
             EndOfRecording(function)
@@ -329,6 +331,7 @@ class Watched:
     set and none changed (a write of the value the word held), it says
     it was one of them."""
     values = {}
+    connected = False
 
     @staticmethod
     def points():
@@ -398,8 +401,10 @@ Usage: ks-open-replay [-died] N"""
         n = [w for w in words if w != '-died']
         if len(n) != 1 or not n[0].isdigit():
             raise gdb.GdbError('usage: ks-open-replay [-died] N')
-        gdb.events.stop.connect(Watched.on_stop)
-        gdb.events.breakpoint_created.connect(Watched.on_created)
+        if not Watched.connected:
+            gdb.events.stop.connect(Watched.on_stop)
+            gdb.events.breakpoint_created.connect(Watched.on_created)
+            Watched.connected = True
         if '-died' not in words:
             gdb.execute('ks-open-lab %s' % n[0], from_tty)
             stop_at_the_end()

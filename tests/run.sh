@@ -38,6 +38,10 @@ put_folders_back() {
 	if [ -f "$logs/learner-folders" ]; then cp -p "$logs/learner-folders" "$folders"; else rm -f "$folders"; fi
 }
 trap 'put_folders_back' EXIT
+# Ctrl-C (or make's TERM) ends the check running too, whose session the
+# terminal's signal does not reach, and puts the folders back (EXIT).
+trap '[ -z "${_pid:-}" ] || /bin/kill -TERM -- "-$_pid" 2>/dev/null
+	[ -z "${_watch:-}" ] || kill "$_watch" 2>/dev/null; exit 130' INT TERM HUP
 passed=0 failed=0 skipped=0
 start=$(date +%s)
 times=$logs/times
@@ -117,7 +121,10 @@ for script in $scripts; do
 	grep -E '^((not )?ok|skip) - ' "$logs/$name.out" | sed 's/#/no./g' | awk '{
 		i++
 		if (sub(/^skip - /, "")) {
-			why = $0; sub(/^[^:]*: /, "", why); what = $0; sub(/: [^:]*$/, "", what)
+			# WHAT: WHY, split at the last ": " (a title may name file.c:N)
+			k = 0
+			for (j = 1; j < length($0); j++) if (substr($0, j, 2) == ": ") k = j
+			what = k ? substr($0, 1, k - 1) : $0; why = k ? substr($0, k + 2) : "no reason given"
 			printf "    ok %d %s # SKIP %s\n", i, what, why
 		} else if (sub(/^not ok - /, "")) printf "    not ok %d %s\n", i, $0
 		else { sub(/^ok - /, ""); printf "    ok %d %s\n", i, $0 }

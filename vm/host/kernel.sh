@@ -141,10 +141,13 @@ run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build to
 # vmlinux keeps its mtime, so that make does not take it for a new
 # kernel and make bzImage again.
 if ! readelf -S "$obj/vmlinux" | grep -q '\.gdb_index'; then
-	linked=$(stat -c %Y "$obj/vmlinux")
+	touch -r "$obj/vmlinux" "$obj/vmlinux.linked"
 	run_logged "$obj/index.log" "$what: index its debug info for gdb and crash" \
 		gdb-add-index "$obj/vmlinux"
-	touch -d "@$linked" "$obj/vmlinux"
+	touch -r "$obj/vmlinux.linked" "$obj/vmlinux"
+	rm -f "$obj/vmlinux.linked"
+	readelf -S "$obj/vmlinux" | grep -q '\.gdb_index' ||
+		say "$what: gdb-add-index made no index (see $obj/index.log): gdb and crash will be slower"
 fi
 # An exercise's stamp changes with every build: its modules follow it.
 case $k in e*) key="$key $(stat -c %Y "$obj/vmlinux")" ;; esac

@@ -26,6 +26,7 @@ version=$(dpkg-deb -f "$deb" Version) || die "$deb is not a Debian package"
 out=$cache/$version
 if [ ! -f "$out/usr/src/linux-source-6.1.tar.xz" ]; then
 	rm -rf "$out.tmp"
+	rm -rf "$out"
 	dpkg-deb -x "$deb" "$out.tmp" && mv "$out.tmp" "$out"
 fi
 echo "$version $out/usr/src/linux-source-6.1.tar.xz"

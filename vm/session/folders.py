@@ -60,6 +60,8 @@ def remember(answers_file=None):
     kept = read()
     if _given('EXERCISES'):
         kept['EXERCISES'] = _given('EXERCISES')
+    elif os.environ.get('EXERCISES'):
+        kept.pop('EXERCISES', None)      # the default, given again
     if os.environ.get('ANSWERS') and answers_file:
         folder = os.path.dirname(os.path.abspath(answers_file))
         if os.path.basename(answers_file).startswith('lab'):
