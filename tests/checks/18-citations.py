@@ -45,6 +45,10 @@ expect(len(cites) >= 100, 'checked %d citations of the 6.1 tree in %d texts (%d 
 # a line where only a comment, or only an #if, names the identifier).
 chapter = 'book/chapters/model.adoc'
 fork = os.path.join(citations.PRISTINE, 'kernel', 'fork.c')
+# They cite the installed tree's own lines: they are held to the rule of
+# the book's own release, whichever 6.1 this machine has (on another, a
+# line 100 off would be a shift, not a wrong line).
+citations.BOOK_RELEASE = citations.release(citations.PRISTINE) or citations.BOOK_RELEASE
 with open(fork) as f:
     fork_lines = f.read().splitlines(True)
 raw = [line.rstrip('\n') for line in fork_lines]
@@ -130,7 +134,8 @@ trees = {
     'another release': fork_lines[:n - 1] + ['\n'] * far + fork_lines[n - 1:],
     "the book's release": fork_lines[:n - 1] + ['\n'] * far + fork_lines[n - 1:],
 }
-releases = {'another release': '176', "the book's release": citations.BOOK_RELEASE}
+other = '176' if citations.BOOK_RELEASE != '176' else '175'
+releases = {'another release': other, "the book's release": citations.BOOK_RELEASE}
 said = '%s (`kernel/fork.c:%d`)' % (fn, n)
 with tempfile.TemporaryDirectory() as scratch:
     os.makedirs(os.path.join(scratch, 'text', 'book', 'chapters'))
@@ -160,7 +165,7 @@ expect(len(cites) == 1 and failed and 'is not within' in failed[0][1],
        failed[0][1] if failed else 'passed')
 cites, failed, notes = result['another release']
 expect(len(cites) == 1 and not failed and any(
-    'on 6.1.176' in note and '(+%d)' % far in note for _, note in notes),
+    'on 6.1.%s' % other in note and '(+%d)' % far in note for _, note in notes),
        'in a tree of another point release, the function %d lines down still passes, the '
        'release and the shift noted' % far,
        '; '.join(why for _, why in failed) or [note for _, note in notes])
