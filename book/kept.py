@@ -107,6 +107,8 @@ ITEM = re.compile(r'^\s*(?:#N|\[ADDR\])\s|^task PID TASK |^ *(?:comm = TASK,|pid
 KINDS = [
     ('the provenance head (date, host kernel, versions)',
      re.compile(r'^# A real (?:crash )?session: .*(?:\n#.*)*', re.M), '# A real session: HEAD'),
+    ("a grade made again on a second guest (lab 3's workload may end its first)",
+     re.compile(r', on a second guest'), ''),
     ("the build folder of make check-release's run (build-VERSION/)",
      re.compile(r'\bbuild-[0-9][\w.~+-]*/'), 'build/'),
     ('run folders', re.compile(r'build/run/[\w.-]+'), 'build/run/RUN'),

@@ -42,6 +42,12 @@ def keep(n, name, out):
     os.makedirs(results, exist_ok=True)
     lines = [l for l in out.splitlines()
              if l.startswith(('ok - ', 'not ok - ', 'skip - ', '    ', 'lab '))]
+    # From its first result: what comes before is a first guest's death,
+    # which a lab whose workload may end its guest (lab 3) is graded again
+    # after, now and then.
+    first = next((i for i, l in enumerate(lines)
+                  if l.startswith(('ok - ', 'not ok - ', 'skip - '))), 0)
+    lines = lines[first:]
     fitted = fit(lines)
     with open(os.path.join(results, 'exercise%d-%s.txt' % (n, name)), 'w') as f:
         f.write('$ make grade N=%d EXERCISE=1\n' % n + '\n'.join(fitted) + '\n')
