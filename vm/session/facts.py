@@ -195,6 +195,7 @@ def lab(n):
             facts.update(stop=ex['stop'], at_stop=ex.get('at_stop', []))
         facts['banner'] = ex.get('banner', facts['banner'])
         facts['append'] = ex.get('append', facts['append'])
+        facts['guest_may_die'] = ex.get('guest_may_die', facts['guest_may_die'])
     # A host grader runs as a module (python3 -m, from the top).
     facts['grader_module'] = os.path.relpath(facts['grader'], TOP)[:-3].replace(os.sep, '.')
     return facts

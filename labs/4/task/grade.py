@@ -131,21 +131,14 @@ def judge(n, low, least, most, deep=False):
     report); the rooms seen. DEEP: such rooms come only while dd waits
     deep in a descent."""
     seen = []
-    for k in range(n):
+    for _ in range(n):
         if deep:
             ok, none = deep_interrupt(least, most), 'none in %d descents' % DESCENTS
         else:
             # (Python judges the stop again: a stop of the other CPU, at
-            # the same breakpoint, can be reported in its place.) The
-            # first is judged at once, during boot: a check that fires on
-            # every interrupt is caught there. The others wait for the
-            # IO-APIC's set-up to end (ioapic_initialized): judged in its
-            # midst, the interrupts the grader held back were seen to let
-            # a timer interrupt oops in io_apic_modify_irq() (its routing
-            # entry not made yet), on the untouched skeleton.
-            condition = in_range(least, most) + ('' if k == 0 else ' && ioapic_initialized')
+            # the same breakpoint, can be reported in its place.)
             ok, none = continue_to('__handle_irq', lambda: least < room() <= most,
-                                   condition=condition), NONE
+                                   condition=in_range(least, most)), NONE
         expect_true(ok, 'an interrupt arriving with %d to %d bytes free'
                     % (least + 1, most), 'one', none)
         seen.append(verdict(low))
