@@ -208,7 +208,7 @@ bench: deps kernels images
 # build folder of its own, with this checkout's compile cache.
 check-release:
 	@test -n "$(LINUX_SOURCE)" || { echo 'make check-release LINUX_SOURCE=VERSION (6.1.176-1, say) or LINUX_SOURCE=file.deb' >&2; exit 2; }
-	@set -e; got=$$(vm/host/linux-source.sh "$(LINUX_SOURCE)"); \
+	@set -e; got=$$(vm/host/other-release.sh "$(LINUX_SOURCE)"); \
 	release=$${got%% *}; \
 	echo "[make] check-release: linux-source-6.1 $$release, in $(CURDIR)/build-$$release"; \
 	CCACHE_DIR=$${CCACHE_DIR:-$(BUILD)/ccache} $(MAKE) --no-print-directory check \

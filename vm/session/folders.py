@@ -29,14 +29,10 @@ def _given(name):
     return os.path.abspath(value)
 
 
-def make_line(words, exercise=True):
-    """'make WORDS', with EXERCISES=... added when the learner gave one
-    (EXERCISE: the line is about their exercise)."""
-    line = 'make ' + words
+def make_line(words):
+    """'make WORDS', with EXERCISES=... added when the learner gave one."""
     folder = _given('EXERCISES')
-    if exercise and folder:
-        line += ' EXERCISES=%s' % shlex.quote(folder)
-    return line
+    return 'make ' + words + (' EXERCISES=%s' % shlex.quote(folder) if folder else '')
 
 
 def read():

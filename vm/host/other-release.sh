@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm/host/linux-source.sh VERSION|FILE.deb: another 6.1 point release's
+# vm/host/other-release.sh VERSION|FILE.deb: another 6.1 point release's
 # tree, for a maintainer's `make check-release LINUX_SOURCE=...`: the
 # linux-source-6.1 package of that version (apt-get download, while
 # Debian's archive has it) or the .deb given, unpacked into the build
@@ -7,7 +7,7 @@
 # tarball the stages are then built from (lib.sh's TARBALL).
 . "$(dirname "$0")/lib.sh"
 
-want=${1:?usage: linux-source.sh VERSION|FILE.deb}
+want=${1:?usage: other-release.sh VERSION|FILE.deb}
 cache=$BUILD/deps/linux-source
 mkdir -p "$cache"
 case $want in
