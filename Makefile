@@ -78,6 +78,7 @@ help:
 	@echo 'KERNEL=name      make lab/grade/crash N=k on another kernel of the lab'"'"'s machine (vm/stages.toml)'
 	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS LAB_TIMEOUT(120) SHOW(=1: print QEMU'"'"'s command)'
 	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
+	@echo '           LEARNER=id: whose variant of the numbers the labs ask (default: build/learner, made once)'
 
 # The host's packages and the guests' busyboxes, checked again when the
 # package database, the list or a fetched program changes (make deps

@@ -12,6 +12,8 @@ from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
 
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
+# Where handler_bytes is measured: the learner's variant (lab.toml).
+HANDLER_AT = facts.lab(lab_number())['variant']['handler_at']
 PF_EXITING = 0x4       # include/linux/sched.h
 
 
@@ -161,17 +163,20 @@ def switch():
     return m.group(0)
 
 
-@test("from __handle_irq, advance to the driver's handler: it starts on the "
-      "hardirq stack, a few frames below its top", parent=irq_stacks)
+@test("from __handle_irq, advance to %s (the learner's variant): it starts "
+      "on the hardirq stack, a few frames below its top" % HANDLER_AT, parent=irq_stacks)
 def handler_bytes():
-    # An interrupt of kernel code on a task or softirq stack: one from user
-    # mode, or one nested on the hardirq stack, is not switched.
+    # A serial port's interrupt (the variant's functions are on its path)
+    # of kernel code on a task or softirq stack: one from user mode, or
+    # one nested on the hardirq stack, is not switched.
     expect_true(continue_to('__handle_irq', lambda: from_kernel_mode(irq_regs(cpu()))
-                            and stack_kind(val('$sp'), cpu()) != 'hardirq'),
-                'a stop in __handle_irq', 'an interrupt of kernel code, off the '
-                'hardirq stack', NONE)
-    run('advance *desc->action->handler')
+                            and stack_kind(val('$sp'), cpu()) != 'hardirq'
+                            and val('desc->action->handler == serial8250_interrupt')),
+                'a stop in __handle_irq', "a serial port's interrupt of kernel code, "
+                'off the hardirq stack', NONE)
+    run('advance *%s' % HANDLER_AT)
     c, sp = cpu(), val('$sp')
+    expect(frame_name(), HANDLER_AT, 'the function advance stopped in')
     expect(stack_kind(sp, c), 'hardirq', 'the stack $sp is on at %s' % frame_name())
     top = val('$lx_per_cpu("hardirq_stack_ptr", %d)' % c) + STAGE['thread_size']
     expect_in(top - sp, 1, 1024, 'the top of CPU %d\'s hardirq stack - $sp, in bytes' % c)

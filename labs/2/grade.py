@@ -16,6 +16,8 @@ from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
 SWITCHES = (('__handle_irq', 'hardirq'), ('do_softirq_own_stack', 'softirq'))
+# Where handler_depth is measured: the learner's variant (lab.toml).
+DEPTH_AT = facts.lab(lab_number())['variant']['depth_at']
 
 
 def irq_top(kind, c):
@@ -249,6 +251,25 @@ def bt_across(bt):
                 # No crossing: ks-bt's first frames, whole lines.
                 '\n'.join(bt.strip().splitlines()[:6]))
     return ' '.join(l.strip() for l in bt.splitlines() if '^^' in l)
+
+
+@test("from __handle_irq, advance to %s (the learner's variant): the bytes "
+      "of the hardirq stack in use there" % DEPTH_AT, parent=irq_stacks)
+def handler_depth():
+    # A serial port's interrupt (the variant's functions are on its path)
+    # of kernel code off the hardirq stack: one from user mode, or one
+    # nested on the hardirq stack, is not switched.
+    expect_true(continue_to('__handle_irq', lambda: interrupted_kernel_task_stack()
+                            and val('desc->action->handler == serial8250_interrupt')),
+                'a stop in __handle_irq', "a serial port's interrupt of kernel code "
+                'on a task stack', NONE)
+    run('advance *%s' % DEPTH_AT)
+    c, sp = cpu(), val('$sp')
+    expect(gdb.selected_frame().name(), DEPTH_AT, 'the function advance stopped in')
+    depth = expect_in(irq_top('hardirq', c) - sp, 1, 1024, "the top of CPU %d's "
+                      'hardirq stack - $sp, in bytes' % c)
+    answer('handler_depth', depth)
+    # The bytes are a question of the lab's (handler_depth): not shown.
 
 
 run_tests()

@@ -20,6 +20,8 @@ MAGIC = facts.kernel()['stack_end_magic']
 # has the line; ks-where says where the running kernel draws it.
 WARN = STAGE['warning_line']
 INTERRUPTS = 10    # interrupts to measure the room left over
+# The room dd's descents ask stackdeep for (guest.sh).
+ROOM = 300
 
 
 
@@ -139,6 +141,22 @@ def quiet_room():
                      'regs->sp - $sp where the check reads esp, in bytes')
     answer('quiet_room', WARN + cost)
     # The sum is a question of the lab's (quiet_room): not shown.
+
+
+@test("where dd's descent stopped: stackdeep's deepest esp, in bytes above the "
+      "end of dd's stack (the learner's variant: descend()'s frame)", parent=stop)
+def descent_room():
+    # At the bottom of the first descent: descend() has just set
+    # deepest_sp and calls wait_at_bottom() (a report can come before that,
+    # from the last frame, so not at a report; and the reports' storm can
+    # keep the descent there for good, so before the check fires).
+    expect_true(continue_to('wait_at_bottom'), 'a stop in wait_at_bottom', 'one', NONE)
+    base, deepest = int(current(cpu())['stack']), val('deepest_sp')
+    room = expect_in(deepest - base, ROOM, thread_size(),
+                     "stackdeep's deepest_sp - the end of %s's stack, in bytes "
+                     '(it asks for %d)' % (current(cpu())['comm'].string(), ROOM))
+    answer('descent_room', room)
+    # The room is a question of the lab's (descent_room): not shown.
 
 
 # The interrupt-entry check firing: the workload's dd recurses in the lab

@@ -6,7 +6,9 @@
 # only 350 to 620 bytes of its 4K stack are left and to wait there 100 ms:
 # the serial interrupts that arrive then meet check_stack_overflow(),
 # whose line is stage 3's warning_line in vm/stages.toml.
-insmod /lib/modules/stackdeep.ko || exit 1
+# ks_frame=B (a learner's variant, labs/3/lab.toml): B bytes of locals a
+# call, not 256: the descent stops at another depth.
+insmod /lib/modules/stackdeep.ko frame=${ks_frame:-256} || exit 1
 echo 1 > /proc/irq/4/smp_affinity
 taskset 2 sh -c 'while :; do echo "lab 3: serial traffic from CPU 1"; done' &
 echo "lab 3: stackdeep loaded, serial IRQ on CPU 0"

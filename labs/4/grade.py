@@ -8,9 +8,11 @@ import gdb
 from kstack import stacks
 from vm.session import facts
 from labs.gdbutil import cpu, current, frame_name, run, start_lab, val, word
-from labs.gradelib import answer, expect, expect_in, expect_true, run_tests, test
+from labs.gradelib import answer, expect, expect_in, expect_true, lab_number, run_tests, test
 
 MAGIC = facts.kernel()['stack_end_magic']
+# descend()'s bytes of locals: the learner's variant (lab.toml).
+FRAME = facts.lab(lab_number())['variant']['frame']
 DD = {}            # dd's task and the bottom of its stack, at the lab's stop
 
 
@@ -57,7 +59,8 @@ def overwrite():
 def frame_bytes():
     # gdb's $sp in an outer frame is where the frame's call left it: the
     # difference between two callers is one whole call (return address,
-    # saved registers, the 256 bytes of locals and what else it keeps).
+    # saved registers, its locals (the learner's variant: FRAME bytes of
+    # them) and what else it keeps).
     frames = [gdb.selected_frame()]
     for _ in range(3):
         frames.append(frames[-1].older())
@@ -66,7 +69,8 @@ def frame_bytes():
     sps = [int(f.read_register('sp')) & stacks.mask() for f in frames[1:]]
     sizes = [b - a for a, b in zip(sps, sps[1:])]
     expect(sizes[0], sizes[1], 'frame 2 - frame 1, against frame 3 - frame 2')
-    size = expect_in(sizes[0], 256, 512, 'the bytes of one descend() call')
+    size = expect_in(sizes[0], FRAME, FRAME + 256, 'the bytes of one descend() call, '
+                     'with its %d bytes of locals' % FRAME)
     answer('frame_bytes', size)
     # The size is a question of the lab's (frame_bytes): not shown.
 

@@ -21,7 +21,11 @@ descents=$(echo "${ks_descents:-${ks_mode:-frames}:${ks_n:-25}}" | tr , ' ')
 d=/sys/kernel/debug/stackdeep
 # ks_irqs=0 (make replay: one CPU, so no writer) descends without waiting.
 irqs=${ks_irqs:-1}
-insmod /lib/modules/stackdeep.ko irqs=$irqs || exit 1
+# ks_frame=B (a learner's variant, labs/4/lab.toml): B bytes of locals a
+# call, not 256; a descent of N frames then makes as many calls as keeps
+# its depth that of N calls of 256 (a call costs about 20 bytes more).
+frame=${ks_frame:-256}
+insmod /lib/modules/stackdeep.ko irqs=$irqs frame=$frame || exit 1
 [ "$irqs" = 0 ] || echo 1 > /proc/irq/4/smp_affinity
 # This shell, and all it starts but dd, runs on CPU 1. CPU 0 spins in
 # the kernel in dd's descent, which nothing preempts (PREEMPT_NONE),
@@ -32,6 +36,7 @@ insmod /lib/modules/stackdeep.ko irqs=$irqs || exit 1
 
 descend() {
 	mode=$1 n=$2
+	[ "$mode" != frames ] || n=$(((n * 276 + frame + 19) / (frame + 20)))
 	echo "lab 4: descending, $mode $n, on CPU 0"
 	echo "$n" | taskset 1 dd of=$d/"$mode" 2>/dev/null &
 	descent=$!

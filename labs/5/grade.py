@@ -13,7 +13,10 @@ from labs.gradelib import (answer, expect, expect_in, expect_true, lab_number,
 STAGE = facts.lab(lab_number())['stage_facts']
 MAGIC = facts.kernel()['stack_end_magic']
 PAGE = facts.machine(facts.lab(lab_number())['stage'])['page_bytes']
-MIB = 1 << 20
+# The memory the mib_threads questions are about: the learner's variant
+# (lab.toml), in MiB.
+MIBS = facts.lab(lab_number())['variant']['mib']
+MIB = MIBS << 20
 NEW = {}           # the new thread: its pid and stack
 
 
@@ -45,8 +48,8 @@ def stack():
     return '%d bytes at %#x' % (ts, NEW['stack'])
 
 
-@test("a thread costs its stack and a task_struct: threads per MiB at 4K "
-      "and at 8K stacks", parent=stop)
+@test("a thread costs its stack and a task_struct: threads per %d MiB (the "
+      "learner's variant) at 4K and at 8K stacks" % MIBS, parent=stop)
 def per_thread():
     task = expect_in(val('sizeof(struct task_struct)'), 512, 8192,
                      'sizeof(struct task_struct), in bytes')

@@ -62,7 +62,8 @@ def crash_run():
     with open(os.path.join(LAB['folder'], 'crash.cmds')) as f:
         commands = [WALK if c.startswith('list ') else c for c in f.read().splitlines()]
     commands += ['echo ==== offsets', 'help -o']
-    session = crash.Session(LAB['stage'])
+    # The dump of the learner's variant (lab.toml: its frame size).
+    session = crash.Session(LAB['stage'], append=LAB['append'])
     atexit.register(session.close)
     CRASH['session'] = session
     text = session.ask(commands)

@@ -54,10 +54,13 @@ def _stale(vmcore, stage):
         for p in inputs)
 
 
-def dump(stage):
+def dump(stage, append=''):
     """Stage STAGE's dump after its panic (panic_guest), made if missing or
-    older than the kernel, the initramfs or the modules."""
-    vmcore = os.path.join(stage_dir(stage), 'vmcore')
+    older than the kernel, the initramfs or the modules. APPEND: words a
+    learner's variant adds to the guest's command line (lab 6's frame
+    size), which make a dump of their own, kept beside the book's."""
+    vmcore = os.path.join(stage_dir(stage), 'vmcore' + (
+        '-' + re.sub(r'[^A-Za-z0-9]+', '-', append) if append else ''))
     if not _stale(vmcore, stage):
         return vmcore
     for p in (vmcore, vmcore + '.tmp', vmcore + '.paged'):
@@ -70,7 +73,7 @@ def dump(stage):
     # gets one more chance; a kernel that never panics fails twice.
     for attempt in (1, 2):
         try:
-            _panic_and_dump(stage, vmcore)
+            _panic_and_dump(stage, vmcore, append)
             break
         except GuestError as e:
             if attempt == 2 or 'QEMU exited before' not in str(e):
@@ -83,12 +86,12 @@ def dump(stage):
     return vmcore
 
 
-def _panic_and_dump(stage, vmcore):
+def _panic_and_dump(stage, vmcore, append=''):
     """Boot STAGE with its machine's panic_guest, wait for the panic and have
     QEMU write VMCORE.tmp (and, on x86_64, VMCORE.paged)."""
     try:
         panics = facts.machine(stage)['panic_guest']
-        with Guest(stage, panics, append='panic=0') as guest:
+        with Guest(stage, panics, append=' '.join(('panic=0', append)).strip()) as guest:
             say('stage %s: waiting for the panic of %s (serial log: %s)'
                 % (stage, panics, guest.path('serial.log')))
             m = guest.wait_for(r'Kernel panic - not syncing: [^\n]*', TIMEOUT)
@@ -107,10 +110,11 @@ def _panic_and_dump(stage, vmcore):
         raise
 
 
-def command(stage, quiet=True, vmcore=None):
+def command(stage, quiet=True, vmcore=None, append=''):
     """The command line that opens stage STAGE's dump with crash (QUIET:
     no banner, for a batch of commands); VMCORE: another dump of that
-    kernel (a hung lab's, which vm/session/ks keeps in its run folder)."""
+    kernel (a hung lab's, which vm/session/ks keeps in its run folder);
+    APPEND: the variant's words of the dump (dump())."""
     host = facts.machine(stage)['crash'] == 'host'
     if host and not shutil.which('crash'):
         raise GuestError("crash not found (package crash): run 'make deps'")
@@ -123,7 +127,7 @@ def command(stage, quiet=True, vmcore=None):
         raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
                          % (stage, stage))
     if vmcore is None:
-        vmcore = dump(stage)
+        vmcore = dump(stage, append)
     elif not os.path.isfile(vmcore):
         raise GuestError('no dump at %s' % vmcore)
     crash_map = os.path.join(stage_dir(stage), 'crash.map')
@@ -158,10 +162,10 @@ class Session:
     question asks both of one crash."""
     END = '==== ks-end-of-answer %d'
 
-    def __init__(self, stage, timeout=TIMEOUT):
+    def __init__(self, stage, timeout=TIMEOUT, append=''):
         self.timeout = timeout
         self.asked = 0
-        self.proc = subprocess.Popen(command(stage), stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(command(stage, append=append), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
     def ask(self, commands):

@@ -13,6 +13,8 @@ import os
 import re
 import tomllib
 
+from vm.session import variant
+
 # The project's top folder: this file is TOP/vm/session/facts.py.
 TOP = os.environ.get('TOP') or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -196,6 +198,22 @@ def lab(n):
         facts['banner'] = ex.get('banner', facts['banner'])
         facts['append'] = ex.get('append', facts['append'])
         facts['guest_may_die'] = ex.get('guest_may_die', facts['guest_may_die'])
+    # The learner's variant of the numbers the lab asks (vm/session/variant.py):
+    # the graders judge against it, the banner says it, and the lab's own
+    # guest gets its words; an exercise or task runs as the book's.
+    table = facts.get('variant', {})
+    try:
+        who = variant.learner() if table and not mine else variant.BOOK
+    except variant.BadLearner as e:
+        raise Unknown(str(e))
+    facts['variant'] = variant.of(n, table, who)
+    if table and not mine:
+        facts['banner'] = facts['banner'].rstrip('\n') + '\n%s (LEARNER=%s): %s' % (
+            "The book's variant" if who == variant.BOOK else 'Your variant', who,
+            '; '.join(variant.says(table, facts['variant'])))
+        if who != variant.BOOK:      # the guest's defaults are the book's
+            facts['append'] = ' '.join(w for w in (
+                facts['append'], variant.append_words(table, facts['variant'])) if w)
     # A host grader runs as a module (python3 -m, from the top).
     facts['grader_module'] = os.path.relpath(facts['grader'], TOP)[:-3].replace(os.sep, '.')
     return facts

@@ -71,7 +71,7 @@ def lab(n):
         from vm.session import crash
         build_ahead(n)
         print(lab['banner'].strip())
-        return subprocess.call(crash.command(lab['stage'], quiet=False))
+        return subprocess.call(crash.command(lab['stage'], quiet=False, append=lab['append']))
     with Guest(lab['stage'], lab['guest_path'], append=lab['append'], halted=True, keep_dead=True) as guest:
         say('lab %d: stage %s halted, gdb port %d, run folder %s'
             % (n, guest.stage, guest.port, guest.run))

@@ -4,7 +4,7 @@
  * purpose, inside the lab guest (labs 3 and 4; never loaded on a host).
  *
  *   echo R > /sys/kernel/debug/stackdeep/room
- *	recurses, STACKDEEP_FRAME bytes of locals per call, until one more
+ *	recurses, `frame` bytes of locals per call, until one more
  *	call would leave fewer than R bytes between esp and the lowest address
  *	of the stack;
  *   echo N > /sys/kernel/debug/stackdeep/frames
@@ -33,9 +33,16 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#define STACKDEEP_FRAME 256
 #define BELOW_BYTES 1024	/* how much of the memory under the stack to watch */
 
+/*
+ * The bytes of locals of each call: a learner's variant of lab 4 (and of
+ * labs 3, 6 and 7, which descend too) sets it at load time, so that one
+ * module gives each learner their own frame to measure.
+ */
+static unsigned int frame = 256;
+module_param(frame, uint, 0444);
+MODULE_PARM_DESC(frame, "bytes of locals per descend() call (64 to 1024, a multiple of 4)");
 static unsigned int wait_ms = 100;
 module_param(wait_ms, uint, 0644);
 MODULE_PARM_DESC(wait_ms, "milliseconds to wait at the deepest point");
@@ -91,23 +98,27 @@ static noinline void wait_at_bottom(void)
 /*
  * One frame of a known size: a volatile array the compiler must keep,
  * filled so that it is really written (and shows in stack-use scans).
+ * Its size is the module's parameter, so the array has a variable length
+ * (the kernel warns of those, -Wvla; here the size is bounded at load),
+ * of words: the compiler's zeroing of it (auto-var-init) and the fill
+ * then write a word a round (rep stos %eax), as a fixed array's would.
  */
 // tag::descend[]
 static noinline int descend(int depth)
 {
-	volatile char pad[STACKDEEP_FRAME];
+	volatile u32 pad[frame / 4];
 	bool deeper;
 	int frames;
 
-	memset((char *)pad, 0x5a, sizeof(pad));
+	memset32((u32 *)pad, 0x5a5a5a5a, frame / 4);
 	/*
-	 * A frame costs STACKDEEP_FRAME plus the call's own words (about 20
+	 * A frame costs `frame` plus the call's own words (about 20
 	 * bytes on i386): by room, go one deeper only while that leaves R.
 	 */
 	if (want_frames)
 		deeper = depth < want_frames;
 	else
-		deeper = room_left() >= want_room + STACKDEEP_FRAME + 64;
+		deeper = room_left() >= want_room + frame + 64;
 	if (deeper) {
 		frames = descend(depth + 1);
 	} else {
@@ -115,7 +126,7 @@ static noinline int descend(int depth)
 		wait_at_bottom();
 		frames = depth;
 	}
-	return frames + pad[depth % STACKDEEP_FRAME] - 0x5a;
+	return frames + (u8)pad[depth % (frame / 4)] - 0x5a;
 }
 // end::descend[]
 
@@ -139,7 +150,7 @@ static void descend_and_report(void)
 		changed += below[i] != below_before[i];
 	left = (long)deepest_sp - (long)task_stack_page(current);
 	pr_info("stackdeep: %d frames of %d bytes, deepest esp %#lx, %ld bytes %s the stack's end (THREAD_SIZE %lu)\n",
-		frames, STACKDEEP_FRAME, deepest_sp, left < 0 ? -left : left,
+		frames, frame, deepest_sp, left < 0 ? -left : left,
 		left < 0 ? "PAST" : "left above", THREAD_SIZE);
 	pr_info("stackdeep: end magic %s; %d of the %d bytes below the stack changed\n",
 		*end == STACK_END_MAGIC ? "intact" : "OVERWRITTEN",
@@ -174,7 +185,7 @@ static ssize_t frames_write(struct file *file, const char __user *buf,
 	ret = kstrtouint_from_user(buf, len, 10, &frames);
 	if (ret)
 		return ret;
-	if (!frames || frames > 64)
+	if (!frames || frames > 128)
 		return -EINVAL;
 	want_frames = frames;
 	descend_and_report();
@@ -193,6 +204,8 @@ static const struct file_operations frames_fops = {
 
 static int __init stackdeep_init(void)
 {
+	if (frame < 64 || frame > 1024 || frame % 4)
+		return -EINVAL;
 	dir = debugfs_create_dir("stackdeep", NULL);
 	debugfs_create_file("room", 0200, dir, NULL, &room_fops);
 	debugfs_create_file("frames", 0200, dir, NULL, &frames_fops);
