@@ -38,7 +38,7 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants check-release bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants check-release bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -57,6 +57,7 @@ help:
 	@echo 'make check       build every stage and run all checks (ends "N passed, M failed")'
 	@echo 'make mutants     grade each task'"'"'s reference and wrong solutions (lab.toml'"'"'s [[exercise.wrong]])'
 	@echo '                 3 times each, in a table; MUTANTS_KERNEL=1: labs 3 and 4'"'"'s kernel ones too'
+	@echo 'make variants    grade every choice of every lab'"'"'s learner variant once (tests/variants.py)'
 	@echo 'make check-release LINUX_SOURCE=VERSION|file.deb  the whole make check on another 6.1 point'
 	@echo '                 release (a maintainer'"'"'s: build-VERSION/ of its own)'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
@@ -187,12 +188,17 @@ check: deps kernels images
 mutants: deps images
 	@python3 -m tests.mutants
 
+# Every choice of every lab's learner variant, graded once (tests/variants.py).
+variants: deps images
+	@python3 -m tests.variants
+
 # The workbook. Its transcripts, tables and grader outputs come from real
 # runs, kept in book/runs/: make book renders from them, with no kernel;
 # make check makes them again and compares (book/kept.py); make promote
 # keeps what the last make check made, for review as a diff of book/runs/.
+# The book's material is the book's variant (vm/session/variant.py).
 transcripts: deps kernels initramfs
-	@python3 -m book.transcripts
+	@LEARNER=book python3 -m book.transcripts
 
 # (No deps: the book needs only what sh vm/host/setup.sh installed.)
 book:
@@ -201,8 +207,10 @@ book:
 promote:
 	@python3 -m book.kept promote
 
+# The book's variant: the budgets are measured on the book's runs (lab
+# 6's dump among them), not on a dump a learner's variant needs first.
 bench: deps kernels images
-	@tests/bench.sh
+	@LEARNER=book tests/bench.sh
 
 # A maintainer's run of the whole suite on another 6.1 point release
 # (LINUX_SOURCE: a version Debian's archive still has, or a .deb), in a

@@ -204,6 +204,16 @@ for _ in 1 2 3; do
 	[ -n "$best" ] && [ "$(echo "$t >= $best" | bc)" = 1 ] || best=$t
 done
 row "make grade's table, 3 labs started (best of 3)" "$best" 0.8
+ROOM=1
+# Every task's wrong solutions and its reference, 3 rounds (tests/mutants.py):
+# a grade only the work earns, on this machine.
+t0=$(now)
+if python3 -m tests.mutants > "$out/mutants.log" 2>&1; then
+	row "make mutants (every task's wrong solutions, 3 rounds)" "$(secs "$t0" "$(now)")" 900
+else
+	failed "make mutants (every task's wrong solutions, 3 rounds)" "$out/mutants.log"
+fi
+ROOM=2
 # An exercise tree (check 88's, if it made one): a one-file change.
 ex=$BUILD/exercise-check/2/src
 if [ -d "$ex/.git" ]; then

@@ -32,6 +32,9 @@ limit=${KS_CHECK_TIMEOUT:-1800}
 # the runs the book keeps are made here. A check that wants a learner's
 # sets LEARNER itself.
 export LEARNER=book
+# A grade blanks its answers once judged (vm/session/ks.py forget_answers);
+# checks 85 and 96 read them to answer as a learner would.
+export KS_KEEP_ANSWERS=1
 # The folders ks remembers for the learner's make grade table
 # (build/learner-folders) are put back after the run: the checks' own
 # EXERCISES are not the learner's.

@@ -144,7 +144,8 @@ def double_fault():
     expect_true(low - PAGE <= regs_sp < low, "the faulting rsp (regs->sp)",
                 'in the page under the stack of %s, %#x' % (SEEN['comm'], low),
                 '%#x' % regs_sp)
-    return 'CPU %d, %s: rsp was %d bytes under its stack' % (c, SEEN['comm'], low - regs_sp)
+    # How far under: near fault_below_base, a question of the lab's: not shown.
+    return 'CPU %d, %s: rsp under its stack' % (c, SEEN['comm'])
 
 
 ks_where_names('double-fault', double_fault)
@@ -163,7 +164,7 @@ def overflow():
     # On to die(), which handle_stack_overflow() calls once it has
     # printed its line: the line is in the log, and the kernel not dead yet.
     expect_true(continue_to('die'), 'a stop in die()', 'one', 'none')
-    return '%d bytes under the stack' % (low - fault)
+    # The bytes are a question of the lab's (fault_below_base): not shown.
 
 
 @test('the kernel says so: "BUG: TASK stack guard page was hit" in lx-dmesg',

@@ -46,8 +46,8 @@ def same_answer(given, found, tolerance):
 
 
 def how_far(given, found, word):
-    """How far GIVEN is from FOUND, in kind, never the value: a word or a
-    few words off (a frame's saved register, the wrong end of a slot),
+    """How far GIVEN is from FOUND, in kind, never the value: a word off
+    (a frame's saved register, the wrong end of a slot),
     about half or twice, too high or too low; None where the two are not
     both numbers."""
     g, f = number(given), number(found)
@@ -55,10 +55,11 @@ def how_far(given, found, word):
         return None
     d = g - f
     side = 'too high' if d > 0 else 'too low'
-    if abs(d) % word == 0 and abs(d) <= 4 * word:
-        words = abs(d) // word
-        return '%s word%s (%d bytes) %s' % ('one' if words == 1 else words, 's' * (words != 1),
-                                           abs(d), side)
+    # One word off: a saved register or a slot's other end. Further, the
+    # count of words would name another learner's variant (their
+    # functions and frames lie 8 to 16 bytes apart), so only the side.
+    if abs(d) == word:
+        return 'one word (%d bytes) %s' % (word, side)
     if f and 0.4 <= g / f <= 0.6:
         return 'about half of what it is'
     if f and 1.7 <= g / f <= 2.3:

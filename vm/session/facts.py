@@ -200,15 +200,19 @@ def lab(n):
         facts['guest_may_die'] = ex.get('guest_may_die', facts['guest_may_die'])
     # The learner's variant of the numbers the lab asks (vm/session/variant.py):
     # the graders judge against it, the banner says it, and the lab's own
-    # guest gets its words; an exercise or task runs as the book's.
+    # guest gets its words. A task, or an exercise with a grader of its
+    # own, runs as the book's: it judges the learner's code, not their
+    # numbers. A kernel exercise graded by the lab's grader (labs 2 and 3)
+    # is the lab again, answers and all, on the learner's kernel.
     table = facts.get('variant', {})
+    own = mine and (task or 'grader' in facts['exercise'])
     try:
-        who = variant.learner() if table and not mine else variant.BOOK
+        who = variant.learner() if table and not own else variant.BOOK
     except variant.BadLearner as e:
         raise Unknown(str(e))
     facts['variant'] = variant.of(n, table, who)
-    if table and not mine:
-        facts['banner'] = facts['banner'].rstrip('\n') + '\n%s (LEARNER=%s): %s' % (
+    if table and not own:
+        facts['banner'] = facts['banner'].rstrip('\n') + '\n%s (LEARNER=%s): %s\n' % (
             "The book's variant" if who == variant.BOOK else 'Your variant', who,
             '; '.join(variant.says(table, facts['variant'])))
         if who != variant.BOOK:      # the guest's defaults are the book's

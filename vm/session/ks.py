@@ -25,6 +25,7 @@ Each builds what is missing first (vm/host/kernel.sh, vm/host/modules.sh: no-ops
 when nothing changed). What a lab runs is in labs/N/lab.toml; the guest
 and gdb are vm/session/session.py's.
 """
+import json
 import os
 import re
 import shutil
@@ -253,6 +254,7 @@ def grade(n, answers_file=None):
                         'the guest ended during grading')
             if attempt == 2:
                 break
+            forget_answers(os.path.splitext(log)[0] + '.jsonl')
             if run.rc == 3 and lab['guest_may_die']:
                 print('%s\nks: grading lab %d again, once, on a fresh guest '
                       '(log of the first run: %s)' % (problem, n, log), file=sys.stderr)
@@ -304,6 +306,7 @@ def grade(n, answers_file=None):
         lines += check_answers(n, answers, [r for r in records if r['kind'] == 'answer'],
                                every=every)
     print('\n'.join(lines))
+    forget_answers(os.path.splitext(log)[0] + '.jsonl')
     passed = sum(l.startswith('ok - ') for l in lines)
     failed = sum(l.startswith('not ok - ') for l in lines)
     skipped = sum(l.startswith('skip - ') for l in lines)
@@ -317,6 +320,21 @@ def grade(n, answers_file=None):
         ', on a second guest' if attempt == 2 else '',
         answered(n, answers, lines, every, mine), log))
     return 1 if failed or skipped else 0
+
+
+def forget_answers(path):
+    """Blank the values of the grader's answer records in PATH once they
+    are judged: the run folder is the learner's, and a grade run with
+    no answers must not leave the answers there to copy. The checks keep
+    them (KS_KEEP_ANSWERS=1, tests/run.sh): they grade one learner's
+    answers against another's variant."""
+    if os.environ.get('KS_KEEP_ANSWERS') == '1' or not os.path.exists(path):
+        return
+    kept = [dict(r, value='(judged; not kept)') if r.get('kind') == 'answer' else r
+            for r in results.read(path)]
+    with open(path + '.tmp', 'w') as f:
+        f.write(''.join(json.dumps(r, sort_keys=True) + '\n' for r in kept))
+    os.replace(path + '.tmp', path)
 
 
 def missed(records):

@@ -47,15 +47,26 @@ def learner():
     try:
         with open(KEPT) as f:
             kept = f.read().strip()
-        if VALID.match(kept):
-            return kept
     except OSError:
-        pass
+        kept = None
+    if kept is not None:
+        if not VALID.match(kept):
+            raise BadLearner("%s holds no learner id (%r): give yours as LEARNER=id, "
+                             "or delete the file for a new one" % (KEPT, kept[:40]))
+        return kept
+    # Made once: two runs that start at once keep the first one's (a link
+    # fails where the name is taken).
     os.makedirs(os.path.dirname(KEPT), exist_ok=True)
     mine = 'learner-' + secrets.token_hex(4)
-    with open(KEPT + '.tmp', 'w') as f:
+    tmp = '%s.%d.tmp' % (KEPT, os.getpid())
+    with open(tmp, 'w') as f:
         f.write(mine + '\n')
-    os.replace(KEPT + '.tmp', KEPT)
+    try:
+        os.link(tmp, KEPT)
+    except FileExistsError:
+        return learner()
+    finally:
+        os.unlink(tmp)
     return mine
 
 

@@ -100,8 +100,10 @@ static noinline void wait_at_bottom(void)
  * filled so that it is really written (and shows in stack-use scans).
  * Its size is the module's parameter, so the array has a variable length
  * (the kernel warns of those, -Wvla; here the size is bounded at load),
- * of words: the compiler's zeroing of it (auto-var-init) and the fill
- * then write a word a round (rep stos %eax), as a fixed array's would.
+ * of words: the fill writes a word a round (rep stos %eax). The
+ * compiler's own zeroing of it first (auto-var-init, as for every local)
+ * writes a byte a round (rep stos %al): its length is not known to be
+ * words.
  */
 // tag::descend[]
 static noinline int descend(int depth)
@@ -185,7 +187,7 @@ static ssize_t frames_write(struct file *file, const char __user *buf,
 	ret = kstrtouint_from_user(buf, len, 10, &frames);
 	if (ret)
 		return ret;
-	if (!frames || frames > 128)
+	if (!frames || frames > 256)
 		return -EINVAL;
 	want_frames = frames;
 	descend_and_report();
