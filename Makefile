@@ -77,6 +77,8 @@ help:
 	@echo 'make clean       remove project outputs (initramfs, runs); keep trees and kernels'
 	@echo 'make distclean   remove the whole build folder ($(BUILD))'
 	@echo 'KERNEL=name      make lab/grade/crash N=k on another kernel of the lab'"'"'s machine (vm/stages.toml)'
+	@echo 'In every lab'"'"'s gdb (help NAME): '"$$(gdb-scripts/registry.sh COMMANDS)"
+	@echo '  and $$'"$$(gdb-scripts/registry.sh FUNCTIONS | sed 's/ / $$/g')"
 	@echo 'Variables: N BUILD ACCEL(tcg) CPUS(2) MEM(128) JOBS LAB_TIMEOUT(120) SHOW(=1: print QEMU'"'"'s command)'
 	@echo '           AHEAD(=0: do not build the next lab'"'"'s stage in the background), CHECKS=regex for make check'
 	@echo '           LEARNER=id: whose variant of the numbers the labs ask (default: build/learner, made once)'
@@ -174,7 +176,7 @@ crash: deps $(LAB_IMAGE)
 
 # ANSWERS=file: also check a learner's answers ("key = value" lines); by
 # default answers/labN.txt, if there is one. With no N, one table of every
-# lab (vm/session/ks.py grade-all, ANSWERS: a folder of labN.txt files): it builds and
+# lab (vm/session/grading.py grade_all, ANSWERS: a folder of labN.txt files): it builds and
 # boots only for a lab that was started, so it needs none of the rest.
 grade: $(if $(N),check-lab deps $(LAB_IMAGE))
 	@$(if $(N),$(KS) grade $(N) $(or $(ANSWERS),$(wildcard answers/lab$(N).txt)),$(KS) grade-all $(ANSWERS))

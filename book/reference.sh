@@ -8,15 +8,9 @@
 
 out=$BUILD/book
 mkdir -p "$out"
-# The commands and functions as they registered themselves
-# (gdb-scripts/kstack/stacks.py's COMMANDS and FUNCTIONS), in that order.
-registry() {
-	gdb -q -nx -batch -x "$TOP/gdb-scripts/load.py" \
-		-ex "python from kstack import stacks; print(' '.join(stacks.$1))" </dev/null 2>/dev/null |
-		tail -n 1
-}
-commands=$(registry COMMANDS)
-functions=$(registry FUNCTIONS)
+# The commands and functions as they registered themselves, in that order.
+commands=$("$TOP/gdb-scripts/registry.sh" COMMANDS)
+functions=$("$TOP/gdb-scripts/registry.sh" FUNCTIONS)
 [ -n "$commands" ] || die "gdb listed no ks- command (see gdb-scripts/)"
 args=
 for c in $commands; do args="$args -ex 'echo ==== $c\\n' -ex 'help $c'"; done

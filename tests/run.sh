@@ -23,7 +23,7 @@ logs=$BUILD/check
 # such runs may go on at once.
 [ -n "${CHECKS:-}" ] || rm -rf "$logs"
 mkdir -p "$logs"
-# Every grade's KTAP report is copied here, for check 95 (vm/session/ks);
+# Every grade's KTAP report is copied here, for check 95 (vm/session/grading.py);
 # a whole run starts with none.
 export KS_KTAP_DIR=$logs/ktap
 [ -n "${CHECKS:-}" ] || rm -rf "$KS_KTAP_DIR"
@@ -32,7 +32,7 @@ limit=${KS_CHECK_TIMEOUT:-1800}
 # the runs the book keeps are made here. A check that wants a learner's
 # sets LEARNER itself.
 export LEARNER=book
-# A grade blanks its answers once judged (vm/session/ks.py forget_answers);
+# A grade blanks its answers once judged (vm/session/grading.py forget_answers);
 # checks 85 and 96 read them to answer as a learner would.
 export KS_KEEP_ANSWERS=1
 # The folders ks remembers for the learner's make grade table

@@ -12,7 +12,7 @@
 # words its choices allow; each observation is one its grader answers;
 # the multiple-choice options of every README are of similar length and
 # in at most a third of the questions is the right one the longest; a
-# free-text question is judged on its idea (vm/session/ks reasoned(): its right
+# free-text question is judged on its idea (vm/session/answers.py reasoned(): its right
 # samples pass, its wrong ones fail); and each chapter asks before it
 # shows: predictions in its Predict section, every question before "What
 # you should have seen" and "Why", the reference transcripts and what

@@ -1,5 +1,5 @@
 # Every grade make check ran (checks 84, 85, 88, 89...) left a KTAP report
-# (vm/session/ks copies each to build/check/ktap/): the kernel's own KTAP
+# (vm/session/grading.py copies each to build/check/ktap/): the kernel's own KTAP
 # parser, tools/testing/kunit/kunit_parser.py of the 6.1 tree, must read
 # each without an error, with as many results as its plan. Every lab's
 # grader and every task's grader must have reported at least once. Then
@@ -130,10 +130,10 @@ with tempfile.TemporaryDirectory() as scratch:
            'SKIP with its reason, and the slowest checks are listed', out[-600:])
 
 # A stop the grader misses is not the learner's failure (labs/gradelib.py's
-# Missed): its check is a SKIP with its reason, which vm/session/ks takes
+# Missed): its check is a SKIP with its reason, which vm/session/grading.py takes
 # for a grade to run again on a fresh guest, and at last for an
 # incomplete one; a plain failure is not taken for one.
-from vm.session import ks    # noqa: E402
+from vm.session import grading    # noqa: E402
 GRADER = """
 from labs.gradelib import Missed, expect, run_tests, test
 @test('a stop it needs')
@@ -151,7 +151,7 @@ with tempfile.TemporaryDirectory() as scratch:
     tests = results.read(records, 'test')
     report = results.ktap(2, tests)
 expect([t['status'] for t in tests] == ['skip', 'fail'] and
-       ks.missed(tests) == ['a stop it needs'] and
+       grading.missed(tests) == ['a stop it needs'] and
        '# SKIP missed: the grader did not reach this stop' in report,
        'a missed stop is a SKIP with its reason, which make grade grades again (and '
        'calls incomplete), and a failure is not one', (tests, report))

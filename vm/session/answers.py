@@ -4,7 +4,7 @@ A lab's questions (labs/N/lab.toml, [questions]) are of three kinds: an
 observation, judged against what this run's grader found (its answer
 records); a "why", judged against the lab's facts (a letter, or the
 idea's words); a prediction (predict_...), shown beside what the run
-observed and not scored. vm/session/ks grade calls check_answers().
+observed and not scored. vm/session/grading.py's grade() calls check_answers().
 """
 from vm.session import facts
 from vm.session.session import GuestError

@@ -8,7 +8,7 @@
 - Tables: tab-separated values under a header line of column names (the
   experiments' rows, which plots and checks read by name).
 - KTAP reports: a grader's records as the kernel's own test format
-  (ktap()), which vm/session/ks writes beside each run and checks
+  (ktap()), which vm/session/grading.py writes beside each run and checks
   against the run's plan (short_of_plan()).
 """
 import json

@@ -99,20 +99,22 @@ static noinline void wait_at_bottom(void)
  * One frame of a known size: a volatile array the compiler must keep,
  * filled so that it is really written (and shows in stack-use scans).
  * Its size is the module's parameter, so the array has a variable length
- * (the kernel warns of those, -Wvla; here the size is bounded at load),
- * of words: the fill writes a word a round (rep stos %eax). The
- * compiler's own zeroing of it first (auto-var-init, as for every local)
- * writes a byte a round (rep stos %al): its length is not known to be
- * words.
+ * (the kernel warns of those, -Wvla; here the size is bounded at load).
+ * The kernel zeroes every local as its function starts (auto-var-init):
+ * a fixed array a word a round (rep stos %eax), but this one, whose
+ * length the compiler cannot know to be whole words, a byte a round. So
+ * it is zeroed here, a word a round, as a fixed array is, then filled
+ * (rep stos %al): the same writes at every frame size.
  */
 // tag::descend[]
 static noinline int descend(int depth)
 {
-	volatile u32 pad[frame / 4];
+	volatile u32 pad[frame / 4] __attribute__((uninitialized));
 	bool deeper;
 	int frames;
 
-	memset32((u32 *)pad, 0x5a5a5a5a, frame / 4);
+	memset32((u32 *)pad, 0, frame / 4);
+	memset((char *)pad, 0x5a, frame);
 	/*
 	 * A frame costs `frame` plus the call's own words (about 20
 	 * bytes on i386): by room, go one deeper only while that leaves R.
