@@ -38,7 +38,7 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants check-release bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants submission grade-class check-release bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -58,6 +58,9 @@ help:
 	@echo 'make mutants     grade each task'"'"'s reference and wrong solutions (lab.toml'"'"'s [[exercise.wrong]])'
 	@echo '                 3 times each, in a table; MUTANTS_KERNEL=1: labs 3 and 4'"'"'s kernel ones too'
 	@echo 'make variants    grade every choice of every lab'"'"'s learner variant once (tests/variants.py)'
+	@echo 'make submission [N=k]  your work as one folder for your course: build/submission/ID'
+	@echo 'make grade-class SUBMISSIONS=folder [LABS="0 1"]  a teacher'"'"'s: every learner graded, each in a'
+	@echo '                 sandbox (bubblewrap): results.json each, gradebook.csv, summary.html (build/class)'
 	@echo 'make check-release LINUX_SOURCE=VERSION|file.deb  the whole make check on another 6.1 point'
 	@echo '                 release (a maintainer'"'"'s: build-VERSION/ of its own)'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
@@ -193,6 +196,17 @@ mutants: deps images
 # Every choice of every lab's learner variant, graded once (tests/variants.py).
 variants: deps images
 	@python3 -m tests.variants
+
+# A learner's work as one folder for the course (vm/session/submission.py):
+# build/submission/ID, or SUBMISSION=folder.
+submission:
+	@python3 -c 'import sys; from vm.session import submission; submission.write(sys.argv[1] or None, [int(n) for n in sys.argv[2:]])' "$(SUBMISSION)" $(N)
+
+# A class graded at once, each learner in a sandbox (vm/session/classgrade.py):
+# SUBMISSIONS=folder of learners' folders, CLASS_OUT (build/class), LABS.
+grade-class: deps images
+	@$(if $(SUBMISSIONS),,$(error SUBMISSIONS=folder: one folder per learner, as make submission writes))
+	@python3 -m vm.session.classgrade "$(SUBMISSIONS)" "$(or $(CLASS_OUT),$(BUILD)/class)" $(LABS)
 
 # The workbook. Its transcripts, tables and grader outputs come from real
 # runs, kept in book/runs/: make book renders from them, with no kernel;

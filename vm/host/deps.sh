@@ -20,7 +20,7 @@
 PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
 xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
-crash python3-drgn
+crash python3-drgn bubblewrap
 ${KS_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"

@@ -142,12 +142,13 @@ def command(stage, quiet=True, vmcore=None, append=''):
             [crash_map, os.path.join(obj, 'vmlinux'), vmcore])
 
 
-def run(stage, commands):
-    """crash's output for COMMANDS (a list of lines), run in batch."""
+def run(stage, commands, append=''):
+    """crash's output for COMMANDS (a list of lines), run in batch (on
+    the dump of APPEND's words, dump())."""
     text = '\n'.join(commands) + '\n'
     if not re.search(r'^quit$', text, re.M):
         text += 'quit\n'
-    p = subprocess.run(command(stage), input=text.encode(),
+    p = subprocess.run(command(stage, append=append), input=text.encode(),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p.stdout.decode(errors='replace')
 

@@ -203,6 +203,16 @@ def handler_tampers():
     slot, k = plant_slot()
     end = past_last_call('start_secondary')
     changed('last-call', {slot: end}, frame=k, slot=slot, ret=end)
+    # A saved ebp that leads down its own stack, to a frame that looks
+    # whole (a saved ebp that climbs on, a return address into code): a
+    # chain on one stack only climbs, and ks-bt ends the walk there.
+    walked = ksbt.walk(c)
+    i = next((i for i in range(1, len(walked) - 1) if walked[i].area and walked[i + 1].area
+              and walked[i].area.kind == walked[i + 1].area.kind), None)
+    expect_true(i is not None, 'two frames on one stack', 'a pair', 'none')
+    ebp = walked[i].where
+    changed('descends', {ebp: ebp - 8, ebp - 8: walked[i + 1].where, ebp - 4: word(ebp + 4)},
+            frame=i, ebp=ebp)
 
 
 def softirq_tamper():
@@ -237,7 +247,7 @@ def stops():
         softirq_tamper()
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, handle_irq_event after boot, was not reached')
-    return '%d of %d stops' % (len(SEEN), len(STOPS) + 5)
+    return "%d of %d stops" % (len(SEEN), len(STOPS) + 6)
 
 
 def show(frames):
@@ -324,6 +334,18 @@ def judged_at(sol):
     return check
 
 
+def judged_descends(sol):
+    """Frame seen['frame']'s saved ebp points 8 bytes under itself: the
+    walk ends there."""
+    def check():
+        seen, want, got = theirs('descends', sol)
+        compare("my-xbt on CPU %d with the saved ebp at %#x set to %#x, under "
+                "itself on the same stack (a chain that climbs no more ends)"
+                % (seen['cpu'], seen['ebp'], seen['ebp'] - 8), want, got)
+        return '%d frames' % len(got)
+    return check
+
+
 def judged_name(sol):
     """Frame seen['frame']'s return address is just past its function's
     last instruction, a call: named by the byte before it."""
@@ -360,5 +382,7 @@ for sol in SOLUTIONS:
               'word saved', loads, judged_at(sol))
     sol.check('my-xbt names a return address by the call before it, at a '
               "function's last instruction", loads, judged_name(sol))
+    sol.check('my-xbt ends the walk where a saved ebp leads down its stack',
+              loads, judged_descends(sol))
 
 run_tests()

@@ -84,7 +84,8 @@ CHECKS = [
     "the rsp saved in the hardirq stack's top word: the interrupted task's "
     "stack",
     "the other CPU's hardirq stack, and the page under each hardirq stack",
-    "a sleeping task's stack, from its lowest word to its highest",
+    "a sleeping task's stack, from its lowest word to its highest, and not "
+    "one byte past it",
     "the page under a sleeping task's stack: its guard page",
     "the page under init_stack, the boot task's stack in the kernel's "
     "data: mapped, so no guard page",
@@ -115,7 +116,8 @@ def stops():
                     ("the page under CPU %d's hardirq stack" % other, theirs.base - PAGE)])
     ask(CHECKS[3], [('%s, its lowest word' % task.short(), task.base),
                      ('%s, 12K above its base' % task.short(), task.base + 12288),
-                     ('%s, its highest word' % task.short(), task.top - 8)])
+                     ('%s, its highest word' % task.short(), task.top - 8),
+                     ('%s, one byte past its top' % task.short(), task.top)])
     ask(CHECKS[4], [('the word under %s' % task.short(), task.base - 8),
                      ('the page under %s, its lowest byte' % task.short(),
                       task.base - PAGE)])
