@@ -200,7 +200,7 @@ variants: deps images
 # A learner's work as one folder for the course (vm/session/submission.py):
 # build/submission/ID, or SUBMISSION=folder.
 submission:
-	@python3 -c 'import sys; from vm.session import submission; submission.write(sys.argv[1] or None, [int(n) for n in sys.argv[2:]])' "$(SUBMISSION)" $(N)
+	@python3 -m vm.session.submission "$(SUBMISSION)" $(N)
 
 # A class graded at once, each learner in a sandbox (vm/session/classgrade.py):
 # SUBMISSIONS=folder of learners' folders, CLASS_OUT (build/class), LABS.

@@ -118,3 +118,12 @@ class Submission:
                         raise GuestError('kernels/%d.patch touches %s, outside the kernel '
                                          'tree' % (n, m.group(1)))
         return path
+
+
+if __name__ == '__main__':
+    # make submission [SUBMISSION=folder] [N=k]
+    import sys
+    try:
+        write(sys.argv[1] or None, [int(n) for n in sys.argv[2:]])
+    except (GuestError, facts.Unknown, variant.BadLearner) as e:
+        sys.exit('submission: %s' % e)
