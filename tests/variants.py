@@ -27,15 +27,21 @@ def learner_for(n, key, value):
                 if variant.pick(n, key, entry, 'sweep-%d' % i) == value)
 
 
-def grade(n, who):
-    """(the lab's own checks passed, {question: this run's answer})."""
-    p = subprocess.run([sys.executable, '-m', 'vm.session.ks', 'grade', str(n)], cwd=TOP,
-                       env=dict(os.environ, LEARNER=who, KS_KEEP_ANSWERS='1'),
+def grade(n, who, answers=None):
+    """make grade N=n as learner WHO (with ANSWERS, a file): its output,
+    and {question: this run's answer} from its records."""
+    argv = [sys.executable, '-m', 'vm.session.ks', 'grade', str(n)] + ([answers] if answers else [])
+    p = subprocess.run(argv, cwd=TOP, env=dict(os.environ, LEARNER=who, KS_KEEP_ANSWERS='1'),
                        capture_output=True, text=True)
-    last = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr.strip()[-200:]
-    m = re.search(r'; log: (\S+)\.log\)$', last)
+    out = p.stdout + p.stderr
+    m = re.search(r'; log: (\S+)\.log\)$', p.stdout.strip().splitlines()[-1]
+                  if p.stdout.strip() else '')
     found = {r['key']: r['value'] for r in results.read(m.group(1) + '.jsonl', 'answer')} if m else {}
-    return bool(re.search(r"the kernel's checks: (\d+) of \1 passed", last)), found, last
+    return out, found
+
+
+def own_checks_passed(out):
+    return bool(re.search(r"the kernel's checks: (\d+) of \1 passed", out))
 
 
 def main(labs):
@@ -47,13 +53,14 @@ def main(labs):
         for key, entry in table.items():
             seen = {}
             for value in [entry['book']] + entry['choices']:
-                ok, found, last = grade(n, learner_for(n, key, value))
+                out, found = grade(n, learner_for(n, key, value))
+                ok, last = own_checks_passed(out), out.strip().splitlines()[-1:]
                 seen[value] = found
                 print('lab %d %s=%-28s %s  %s' % (n, key, value, 'ok  ' if ok else 'FAIL',
                       ' '.join('%s=%s' % (k, found.get(k)) for k in asked)), flush=True)
                 if not ok:
                     bad += 1
-                    print('    ' + last)
+                    print('    ' + ''.join(last))
             # Each question a variant moves: no two values within tolerance.
             for q in asked:
                 values = {v: f[q] for v, f in seen.items() if q in f}

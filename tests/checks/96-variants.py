@@ -8,12 +8,20 @@
 #    one: lab by lab, the answers A's own run found pass A's grade on a
 #    fresh guest (lab 6: on A's dump), and fail B's by name.
 import os
-import re
 import subprocess
 import tempfile
 
-from tests.checklib import BUILD, CHECK, TOP, expect, facts, log, results
+from tests.checklib import CHECK, TOP, expect, facts, log
+from tests.variants import grade as graded, own_checks_passed
 from vm.session import variant
+
+
+def grade(n, who, answers=None):
+    """tests/variants.py's grade, its output kept in this check's log."""
+    out, found = graded(n, who, answers)
+    log(out)
+    return out, found
+
 
 LIVE = [0, 1, 2, 3, 4, 5, 6, 7]
 tables = {n: facts._lab_file(n).get('variant', {}) for n in facts.labs()}
@@ -58,17 +66,6 @@ expect(bad.returncode != 0 and "LEARNER='../other' is not an id" in bad.stdout +
        (bad.stdout + bad.stderr).strip()[-300:])
 
 
-def grade(n, who, answers=None):
-    """make grade N=n as learner WHO: (its output, the answers its run found)."""
-    argv = ['python3', '-m', 'vm.session.ks', 'grade', str(n)] + ([answers] if answers else [])
-    p = subprocess.run(argv, cwd=TOP, env=dict(os.environ, LEARNER=who),
-                       capture_output=True, text=True)
-    log(p.stdout + p.stderr)
-    m = re.search(r'; log: (\S+)\.log\)$', p.stdout.strip().splitlines()[-1] if p.stdout.strip() else '')
-    found = {r['key']: r['value'] for r in results.read(m.group(1) + '.jsonl', 'answer')} if m else {}
-    return p.stdout, found
-
-
 for n in LIVE:
     asked = [k for k, q in facts.lab(n)['questions'].items()
              if not k.startswith('predict_') and 'answer' not in q and 'require' not in q]
@@ -81,7 +78,7 @@ for n in LIVE:
     varies = [k for k in asked if k in mine and k in theirs and mine[k] != theirs[k]]
     expect(all(k in mine for k in asked) and all('ok - answer %s = %s' % (k, mine[k]) in own
                                                  for k in asked)
-           and re.search(r"the kernel's checks: (\d+) of \1 passed", own),
+           and own_checks_passed(own),
            "lab %d: %s's answers from %s's own run pass on a fresh guest of %s's variant, "
            "and the lab's own checks pass there" % (n, A, A, A), ' '.join('%s=%s' % kv for kv in mine.items() if kv[0] in asked))
     expect(varies and all('not ok - answer %s = %s' % (k, mine[k]) in other for k in varies),

@@ -12,6 +12,7 @@
 import csv
 import json
 import os
+import socket
 import subprocess
 import tempfile
 
@@ -53,6 +54,14 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
                 f.write(patch)
 
     secret = os.path.join(root, 'ada', 'answers', 'lab0.txt')
+    # A port this check listens on, on the machine's loopback: a task that
+    # reaches it has the machine's network (the sandbox has a loopback of
+    # its own, with nothing listening).
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(1)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
     outside = os.path.join(TOP, 'labs', '0', 'README.md')
     before = open(outside).read()
     learner('ada', lab0['reference'], lab1['reference'], {0: why(0), 1: why(1)})
@@ -60,7 +69,7 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     hostile = {
         'eve': "print('SEEN: ' + open(%r).read())\n" % secret,
         'mallory': "open(%r, 'a').write('# mallory was here\\n')\n" % outside,
-        'net': "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=5)\n",
+        'net': "import socket\nsocket.create_connection(('127.0.0.1', %d), timeout=5)\n" % port,
         'loop': "while True:\n    pass\n",
     }
     for who, act in hostile.items():
@@ -105,8 +114,14 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
            "mallory's task, writing to the checkout, is refused (read-only) and the file is "
            'unchanged', open(os.path.join(out, 'mallory', 'grade.txt')).read().strip()[-300:])
     net = open(os.path.join(out, 'net', 'grade.txt')).read()
-    expect('Network is unreachable' in net or 'unreachable' in net.lower(),
-           "net's task finds no network in its sandbox", net.strip()[-300:])
+    try:
+        listener.accept()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    expect('Connection refused' in net and not reached,
+           "net's task, connecting to a port this check listens on, is refused: the "
+           "sandbox's loopback is not the machine's", net.strip()[-300:])
     loop = open(os.path.join(out, 'loop', 'grade.txt')).read()
     expect('did not end within %d s' % LIMIT in loop,
            "loop's task, which never returns, is ended at the limit and said so", loop.strip()[-300:])
