@@ -38,7 +38,7 @@ KS = python3 -m vm.session.ks
 INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
-.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants submission grade-class check-release bench clean distclean \
+.PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants submission grade-class grade-one autograder check-release bench clean distclean \
 	transcripts book promote \
 	check-lab check-stage grade
 
@@ -60,7 +60,10 @@ help:
 	@echo 'make variants    grade every choice of every lab'"'"'s learner variant once (tests/variants.py)'
 	@echo 'make submission [N=k]  your work as one folder for your course: build/submission/ID'
 	@echo 'make grade-class SUBMISSIONS=folder [LABS="0 1"]  a teacher'"'"'s: every learner graded, each in a'
-	@echo '                 sandbox (bubblewrap): results.json each, gradebook.csv, summary.html (build/class)'
+	@echo '                 sandbox (bubblewrap): results.json each, gradebook.csv, summary.html (build/class);'
+	@echo '                 CLASS_JOBS=n at a time (the cores), or SCHEDULER=slurm: one Slurm array job'
+	@echo 'make autograder [LABS="2"]  a Gradescope bundle (build/autograder/autograder.zip) that grades one'
+	@echo '                 submission into results.json (make grade-one SUBMISSION=folder RESULTS=file)'
 	@echo 'make check-release LINUX_SOURCE=VERSION|file.deb  the whole make check on another 6.1 point'
 	@echo '                 release (a maintainer'"'"'s: build-VERSION/ of its own)'
 	@echo 'make crash N=k   dump stage k after lab 6'"'"'s overflow panic and open the dump with crash'
@@ -207,6 +210,15 @@ submission:
 grade-class: deps images
 	@$(if $(SUBMISSIONS),,$(error SUBMISSIONS=folder: one folder per learner, as make submission writes))
 	@python3 -m vm.session.classgrade "$(SUBMISSIONS)" "$(or $(CLASS_OUT),$(BUILD)/class)" $(LABS)
+
+# One submission into a Gradescope results.json (what run_autograder runs).
+grade-one: deps images
+	@$(if $(and $(SUBMISSION),$(RESULTS)),,$(error SUBMISSION=folder RESULTS=results.json))
+	@python3 -m vm.session.classgrade --single "$(SUBMISSION)" "$(RESULTS)" $(LABS)
+
+# A Gradescope autograder bundle of this checkout (vm/host/autograder.sh).
+autograder:
+	@vm/host/autograder.sh "$(BUILD)/autograder" $(LABS)
 
 # The workbook. Its transcripts, tables and grader outputs come from real
 # runs, kept in book/runs/: make book renders from them, with no kernel;

@@ -213,6 +213,22 @@ if python3 -m tests.mutants > "$out/mutants.log" 2>&1; then
 else
 	failed "make mutants (every task's wrong solutions, 3 rounds)" "$out/mutants.log"
 fi
+# A class graded at once (make grade-class, tests/classbench.py): 30
+# learners' file tasks and answers, labs 0 and 1; 6 learners' lab 2
+# kernels, from the warm compile cache. The budget: 30 s a learner of
+# file tasks, 120 s a kernel (an incremental build and a guest).
+class_row() {
+	t0=$(now)
+	if python3 -m tests.classbench "$1" "$2" > "$out/class-$1.log" 2> "$out/class-$1.err"; then
+		s=$(sed -n 1p "$out/class-$1.log")
+		row "grade-class: $2 learners, $3" "$s" "$4"
+		echo "    ($(( s / $2 )) s a learner; gradebook: $out/class-$1.log)" | tee -a "$results"
+	else
+		failed "grade-class: $2 learners, $3" "$out/class-$1.err"
+	fi
+}
+class_row files 30 "labs 0 and 1's tasks" 900
+class_row kernels 6 "lab 2's kernel" 720
 ROOM=2
 # An exercise tree (check 88's, if it made one): a one-file change.
 ex=$BUILD/exercise-check/2/src

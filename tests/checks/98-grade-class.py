@@ -1,22 +1,33 @@
 # A class graded at once (make grade-class, vm/session/classgrade.py), each
 # learner in a bubblewrap sandbox. A class of eight made from the labs'
-# own solutions: two honest learners (lab 0's and lab 1's reference tasks
-# and right "why"s; a wrong solution of each from lab.toml and wrong
-# "why"s), and six hostile ones, each lab 0's reference with one thing
+# own solutions: two honest learners (lab 0's and lab 1's reference tasks,
+# lab 2's kernel exercise (the project's patch) and right "why"s; a wrong
+# solution of each task from lab.toml, lab 2's patch without the saved esp
+# at the hardirq stack's bottom, and wrong "why"s), and six hostile ones, each lab 0's reference with one thing
 # added: reading another learner's answers, writing outside its folder,
 # opening a network socket, a loop that never ends, an answers file of
 # 100 MB, a kernel patch that climbs out of the tree. The gradebook must
 # say what each should get, point by point; each hostile act is contained
 # (the other learners' rows are those of the honest run, the file it
 # reached for is untouched or unseen) and its part graded not ok with why.
+# Then the same class's file tasks again through a Slurm node of this
+# machine (vm/host/slurm-node.sh): the same rows. Then Gradescope's
+# run_autograder, from make autograder's bundle unpacked in a root laid
+# out as Gradescope's, on the honest pair: results.json as documented.
 import csv
 import json
 import os
+import re
+import shutil
 import socket
+import stat
 import subprocess
 import tempfile
+import zipfile
 
-from tests.checklib import BUILD, TOP, expect, facts, log
+from tests import classes
+from tests.checklib import BUILD, TOP, expect, facts, log, skip
+from tests.classes import why
 from tests.mutants import task_files
 
 LIMIT = 60          # seconds a grade may take here (the looping task's)
@@ -26,32 +37,8 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     wrong1 = next(k for k in lab1 if k != 'reference')
     wrong0 = next(k for k in lab0 if k != 'reference')
 
-    def why(n, right=True):
-        lines = []
-        for key, q in facts.lab(n)['questions'].items():
-            if 'answer' in q:
-                a = q['answer'] if right else 'abcd'[('abcd'.index(q['answer']) + 1) % 4]
-                lines.append('%s = %s\n' % (key, a))
-        return ''.join(lines)
-
     def learner(who, task0=None, task1=None, answers=None, patch=None):
-        d = os.path.join(root, who)
-        os.makedirs(d)
-        with open(os.path.join(d, 'learner'), 'w') as f:
-            f.write(who + '\n')
-        for n, text, name in ((0, task0, 'my_bt.py'), (1, task1, 'my_xbt.py')):
-            if text is not None:
-                os.makedirs(os.path.join(d, 'tasks', str(n)))
-                with open(os.path.join(d, 'tasks', str(n), name), 'w') as f:
-                    f.write(text)
-        for n, text in (answers or {}).items():
-            os.makedirs(os.path.join(d, 'answers'), exist_ok=True)
-            with open(os.path.join(d, 'answers', 'lab%d.txt' % n), 'w') as f:
-                f.write(text)
-        if patch:
-            os.makedirs(os.path.join(d, 'kernels'))
-            with open(os.path.join(d, 'kernels', '2.patch'), 'w') as f:
-                f.write(patch)
+        return classes.learner(root, who, task0, task1, answers, patch)
 
     secret = os.path.join(root, 'ada', 'answers', 'lab0.txt')
     # A port this check listens on, on the machine's loopback: a task that
@@ -64,8 +51,12 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     port = listener.getsockname()[1]
     outside = os.path.join(TOP, 'labs', '0', 'README.md')
     before = open(outside).read()
-    learner('ada', lab0['reference'], lab1['reference'], {0: why(0), 1: why(1)})
-    learner('bob', lab0[wrong0], lab1[wrong1], {0: why(0, False), 1: why(1, False)})
+    # Lab 2's kernel: the project's patch (a format-patch, as the learner's
+    # git would make), and the same without the line that saves the
+    # interrupted esp at the bottom of the hardirq stack.
+    right2, wrong2 = classes.kernel_patches()
+    learner('ada', lab0['reference'], lab1['reference'], {0: why(0), 1: why(1)}, right2)
+    learner('bob', lab0[wrong0], lab1[wrong1], {0: why(0, False), 1: why(1, False)}, wrong2)
     hostile = {
         'eve': "print('SEEN: ' + open(%r).read())\n" % secret,
         'mallory': "open(%r, 'a').write('# mallory was here\\n')\n" % outside,
@@ -78,7 +69,8 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     learner('climber', patch='--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n')
     p = subprocess.run(['make', '-s', '-C', TOP, 'grade-class', 'SUBMISSIONS=' + root,
                         'CLASS_OUT=' + out, 'LABS=0 1 2'], capture_output=True, text=True,
-                       env=dict(os.environ, KS_CLASS_LIMIT=str(LIMIT)))
+                       env=dict(os.environ, KS_CLASS_LIMIT=str(LIMIT), CLASS_EXERCISES=os.path.join(
+                           BUILD, 'exercise-check')))
     log(p.stdout + p.stderr)
     rows = {}
     if os.path.exists(os.path.join(out, 'gradebook.csv')):
@@ -96,13 +88,14 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
         expect(got == want, "the gradebook's row of %s: %s" % (who, ', '.join(
             '%s %s' % kv for kv in want.items())), got)
 
-    row('ada', **{'lab0 task': 'passed', 'lab1 task': 'passed',
+    row('ada', **{'lab0 task': 'passed', 'lab1 task': 'passed', 'lab2 task': 'passed',
                   'lab0 questions': '%d/%d' % (whys[0], asked[0]),
                   'lab1 questions': '%d/%d' % (whys[1], asked[1]),
                   'lab2 questions': '0/%d' % asked[2],
-                  'score': '%d/%d' % (10 + whys[0] + whys[1], 10 + sum(asked.values()))})
-    row('bob', **{'lab0 task': 'not passed', 'lab1 task': 'not passed',
-                  'lab0 questions': '0/%d' % asked[0], 'lab1 questions': '0/%d' % asked[1]})
+                  'score': '%d/%d' % (15 + whys[0] + whys[1], 15 + sum(asked.values()))})
+    row('bob', **{'lab0 task': 'not passed', 'lab1 task': 'not passed', 'lab2 task': 'not passed',
+                  'lab0 questions': '0/%d' % asked[0], 'lab1 questions': '0/%d' % asked[1],
+                  'score': '0/%d' % (15 + sum(asked.values()))})
     for who in hostile:
         row(who, **{'lab0 task': 'not passed'})
     eve = open(os.path.join(out, 'eve', 'grade.txt')).read()
@@ -139,3 +132,82 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
                for t in ada['tests']) and ada['score'] == sum(t['score'] for t in ada['tests']),
            "each results.json has Gradescope's fields: tests with name, score, max_score, "
            'output, visibility, and their sum as the score', ada.get('score'))
+    bob = open(os.path.join(out, 'bob', 'grade.txt')).read()
+    expect(re.search(r'^not ok - .*', bob.split('(kernels/2.patch)')[-1], re.M),
+           "bob's lab 2 kernel, which never saves the interrupted esp, is built and fails a "
+           'check of its own', bob.split('(kernels/2.patch)')[-1].strip()[-400:])
+
+    # The file tasks again, through Slurm: the same rows.
+    node = os.path.join(scratch, 'slurm')
+    if os.getuid() != 0:
+        skip('the class through a Slurm node of this machine gets the same rows',
+             "a Slurm node's daemons run as root, and this check does not")
+    else:
+        start = subprocess.run([os.path.join(TOP, 'vm', 'host', 'slurm-node.sh'), 'start', node],
+                               capture_output=True, text=True)
+        log(start.stdout + start.stderr)
+        try:
+            out2 = os.path.join(scratch, 'out-slurm')
+            p = subprocess.run(['make', '-s', '-C', TOP, 'grade-class', 'SUBMISSIONS=' + root,
+                                'CLASS_OUT=' + out2, 'LABS=0 1', 'SCHEDULER=slurm'],
+                               capture_output=True, text=True, env=dict(
+                                   os.environ, KS_CLASS_LIMIT=str(LIMIT),
+                                   SLURM_CONF=os.path.join(node, 'slurm.conf')))
+            log(p.stdout + p.stderr)
+        finally:
+            subprocess.run([os.path.join(TOP, 'vm', 'host', 'slurm-node.sh'), 'stop', node])
+        slurm = {}
+        if os.path.exists(os.path.join(out2, 'gradebook.csv')):
+            with open(os.path.join(out2, 'gradebook.csv')) as f:
+                slurm = {r['learner']: r for r in csv.DictReader(f)}
+        cols = ['lab0 task', 'lab1 task', 'lab0 questions', 'lab1 questions']
+        differ = {w: ({c: rows[w].get(c) for c in cols}, {c: slurm.get(w, {}).get(c) for c in cols})
+                  for w in rows if {c: rows[w].get(c) for c in cols} !=
+                  {c: slurm.get(w, {}).get(c) for c in cols}}
+        expect(start.returncode == 0 and p.returncode == 0 and 'Slurm job' in p.stderr and
+               len(slurm) == 8 and not differ,
+               'the class graded through a Slurm node of this machine (one array job) gets the '
+               'same rows for labs 0 and 1', differ or (start.stderr + p.stderr).strip()[-300:])
+        left = subprocess.run(['pgrep', '-f', node], capture_output=True, text=True).stdout
+        expect(not left, "the Slurm node's daemons are stopped after", left)
+
+    # Gradescope: the bundle unpacked as Gradescope does, then run_autograder.
+    bundle = os.path.join(BUILD, 'autograder')
+    p = subprocess.run(['make', '-s', '-C', TOP, 'autograder', 'LABS=0'], capture_output=True,
+                       text=True)
+    log(p.stdout + p.stderr)
+    graded = {}
+    for who in ('ada', 'bob'):
+        ag = os.path.join(scratch, 'gradescope-' + who)
+        with zipfile.ZipFile(os.path.join(bundle, 'autograder.zip')) as z:
+            for info in z.infolist():
+                z.extract(info, os.path.join(ag, 'source'))
+                mode = info.external_attr >> 16
+                if mode & stat.S_IXUSR:
+                    os.chmod(os.path.join(ag, 'source', info.filename), mode & 0o777)
+        shutil.copytree(os.path.join(root, who), os.path.join(ag, 'submission'))
+        os.makedirs(os.path.join(ag, 'results'))
+        run = subprocess.run([os.path.join(ag, 'source', 'run_autograder')], capture_output=True,
+                             text=True, env=dict(os.environ, AUTOGRADER_ROOT=ag, BUILD=BUILD))
+        log(run.stdout + run.stderr)
+        try:
+            graded[who] = json.load(open(os.path.join(ag, 'results', 'results.json')))
+        except (OSError, ValueError):
+            graded[who] = {}
+    fields = {'name': str, 'score': (int, float), 'max_score': (int, float), 'output': str,
+              'visibility': str}
+
+    def valid(r):
+        return isinstance(r.get('tests'), list) and r['tests'] and all(
+            set(fields) <= set(t) and all(isinstance(t[k], fields[k]) for k in fields) and
+            t['visibility'] in ('hidden', 'after_due_date', 'after_published', 'visible')
+            for t in r['tests']) and r.get('score') == sum(t['score'] for t in r['tests'])
+
+    most = 5 + asked[0]
+    expect(p.returncode == 0 and valid(graded['ada']) and graded['ada']['score'] == 5 + whys[0]
+           and sum(t['max_score'] for t in graded['ada']['tests']) == most,
+           "Gradescope: make autograder's bundle, unpacked and run as Gradescope runs it, "
+           "writes ada's results.json, valid, %d of %d points" % (5 + whys[0], most),
+           graded['ada'].get('score', (p.stdout + p.stderr)[-300:]))
+    expect(valid(graded['bob']) and graded['bob']['score'] == 0,
+           "Gradescope: and bob's, valid, 0 points", graded['bob'].get('score'))

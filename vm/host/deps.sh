@@ -17,10 +17,15 @@
 # crash runs under QEMU's user-mode emulator (qemu-user's qemu-i386) on
 # every host, and the guest's busybox only ever runs in the guest. Lab
 # 7's x86_64 dump is read by Debian's own crash and drgn, host programs.
+# bubblewrap is make grade-class's sandbox; slurmctld, slurmd,
+# slurm-client and munge its SCHEDULER=slurm (check 98 starts a node of
+# its own, vm/host/slurm-node.sh; on a systemd host Debian starts
+# munged, a local daemon, and leaves slurmctld and slurmd off until
+# /etc/slurm/slurm.conf exists).
 PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
 xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
-crash python3-drgn bubblewrap
+crash python3-drgn bubblewrap slurmctld slurmd slurm-client munge
 ${KS_EXTRA_PACKAGES:-}"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"

@@ -123,6 +123,34 @@ def elf_damaged(path):
     return None
 
 
+def initrd(stage, initramfs):
+    """STAGE's initramfs, followed by the stage's lab modules (a second
+    cpio archive: the kernel unpacks concatenated archives in order).
+    The pair is joined once per stage and shared by its runs, renamed
+    into place so that no run sees half of it."""
+    mods = os.path.join(stage_dir(stage), 'modules.cpio')
+    if os.environ.get('KS_INITRAMFS') or not os.path.isfile(mods):
+        return initramfs
+    joined = os.path.join(stage_dir(stage), 'initrd.cpio')
+    key = ' '.join('%d %d' % (os.stat(p).st_size, os.stat(p).st_mtime_ns)
+                   for p in (initramfs, mods))
+    try:
+        with open(joined + '.key') as f:
+            fresh = f.read().strip() == key and os.path.isfile(joined)
+    except OSError:
+        fresh = False
+    if not fresh:
+        tmp = '%s.%d' % (joined, os.getpid())
+        with open(tmp, 'wb') as out:
+            for p in (initramfs, mods):
+                with open(p, 'rb') as f:
+                    out.write(f.read())
+        os.replace(tmp, joined)
+        with open(joined + '.key', 'w') as f:
+            f.write(key + '\n')
+    return joined
+
+
 class GuestError(Exception):
     """The guest failed; the message says why, in the kernel's words
     where it left any (Guest.explain)."""
@@ -255,31 +283,7 @@ class Guest:
         return ' '.join(words)
 
     def _initrd(self):
-        """The initramfs, followed by the stage's lab modules (a second
-        cpio archive: the kernel unpacks concatenated archives in order).
-        The pair is joined once per stage and shared by its runs, renamed
-        into place so that no run sees half of it."""
-        mods = os.path.join(stage_dir(self.stage), 'modules.cpio')
-        if os.environ.get('KS_INITRAMFS') or not os.path.isfile(mods):
-            return self.initramfs
-        joined = os.path.join(stage_dir(self.stage), 'initrd.cpio')
-        key = ' '.join('%d %d' % (os.stat(p).st_size, os.stat(p).st_mtime_ns)
-                       for p in (self.initramfs, mods))
-        try:
-            with open(joined + '.key') as f:
-                fresh = f.read().strip() == key and os.path.isfile(joined)
-        except OSError:
-            fresh = False
-        if not fresh:
-            tmp = '%s.%d' % (joined, os.getpid())
-            with open(tmp, 'wb') as out:
-                for p in (self.initramfs, mods):
-                    with open(p, 'rb') as f:
-                        out.write(f.read())
-            os.replace(tmp, joined)
-            with open(joined + '.key', 'w') as f:
-                f.write(key + '\n')
-        return joined
+        return initrd(self.stage, self.initramfs)
 
     def path(self, name):
         return os.path.join(self.run, name)

@@ -108,6 +108,10 @@ class Submission:
         return self._file('tasks', str(n), name)
 
     def kernel_patch(self, n):
+        """kernels/N.patch, if it only changes the tree's C files and
+        headers: what a build compiles, never what it runs (a Makefile,
+        Kconfig or script would run on the grading machine), and no link
+        or rename that could reach past the tree."""
         path = self._file('kernels', '%d.patch' % n)
         if path:
             with open(path, errors='replace') as f:
@@ -117,8 +121,15 @@ class Submission:
                             m.group(1).startswith('/') or '..' in m.group(1).split('/')):
                         raise GuestError('kernels/%d.patch touches %s, outside the kernel '
                                          'tree' % (n, m.group(1)))
+                    if m and m.group(1) != '/dev/null' and not m.group(1).endswith(('.c', '.h')):
+                        raise GuestError('kernels/%d.patch changes %s: a kernel exercise '
+                                         'changes only C files and headers' % (n, m.group(1)))
+                    if re.match(r'(new file mode|new mode|deleted file mode) 12|'
+                                r'(rename|copy) (from|to) |GIT binary patch', line):
+                        raise GuestError('kernels/%d.patch has a link, a rename or a '
+                                         'binary: a kernel exercise changes only C files '
+                                         'and headers, as text' % n)
         return path
-
 
 if __name__ == '__main__':
     # make submission [SUBMISSION=folder] [N=k]
