@@ -7,6 +7,9 @@
 #          and has hung i386 guests where we had one
 #   CPUS, MEM   guest CPUs (2) and memory in MiB (128)
 #   JOBS   parallel kernel build jobs (cores + 1)
+#   HOST_CROSS=1  an arm64 host's path on this one: cross compilers,
+#          gdb-multiarch, crash under qemu-user (vm/hosts.toml); give it
+#          a build folder of its own (BUILD=build-cross)
 
 N ?=
 BUILD ?= $(CURDIR)/build
@@ -23,9 +26,12 @@ export TOP BUILD ACCEL CPUS MEM JOBS KERNEL
 # IMAGES, every machine's guest image ([machine.NAME] records);
 # LAB_IMAGE_n, lab n's. Made again when one of its sources changes, so
 # that a warm make runs no program to learn them.
-MAKE_FACTS = $(BUILD)/make.mk
+# HOST_RECORD, HOST_GDB and CROSS_machine: this host's (vm/hosts.toml),
+# exported to the scripts.
+MAKE_FACTS = $(BUILD)/make$(if $(filter-out 0,$(HOST_CROSS)),-cross).mk
 include $(MAKE_FACTS)
-$(MAKE_FACTS): vm/host/info.sh vm/host/lib.sh vm/session/facts.py vm/stages.toml \
+export HOST_CROSS HOST_GDB CROSS_i386 CROSS_x86_64
+$(MAKE_FACTS): vm/host/info.sh vm/host/lib.sh vm/session/facts.py vm/stages.toml vm/hosts.toml \
 		$(wildcard labs/*/lab.toml) labs $(wildcard labs/*/) $(wildcard patches/*/*.patch) patches \
 		$(wildcard patches/*/)
 	@mkdir -p $(BUILD)
@@ -126,7 +132,7 @@ $(BUSYBOX):
 	@vm/host/deps.sh
 
 # The initramfs is the same for every stage; make knows all its inputs.
-$(INITRAMFS): vm/guest/init vm/host/initramfs.sh vm/host/check-initramfs.py vm/stages.toml $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
+$(INITRAMFS): vm/guest/init vm/host/initramfs.sh vm/host/check-initramfs.py vm/stages.toml vm/hosts.toml $(wildcard vm/guest/*.c vm/guest/*.h) $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUSYBOX)
 	@vm/host/initramfs.sh $@
 	@echo "[make] initramfs: $@"
@@ -137,7 +143,7 @@ $(BUILD)/deps/busybox-%/bin/busybox:
 .PRECIOUS: $(BUILD)/deps/busybox-%/bin/busybox
 
 # Another machine's guest image (vm/stages.toml's record names it).
-$(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/host/initramfs.sh \
+$(BUILD)/initramfs-%.cpio: vm/guest/init $(wildcard vm/guest/*.c vm/guest/*.h) vm/host/initramfs.sh vm/hosts.toml \
 		vm/host/check-initramfs.py vm/stages.toml $(wildcard labs/*/guest.sh) \
 		$(wildcard tests/guest/*.sh) $(BUILD)/deps/busybox-%/bin/busybox
 	@vm/host/initramfs.sh $@ $*

@@ -15,7 +15,7 @@ functions=$("$TOP/gdb-scripts/registry.sh" FUNCTIONS)
 args=
 for c in $commands; do args="$args -ex 'echo ==== $c\\n' -ex 'help $c'"; done
 for f in $functions; do args="$args -ex 'echo ==== \$$f\\n' -ex 'help function $f'"; done
-eval gdb -q -nx -batch \
+eval "$(host_gdb)" -q -nx -batch \
 	-x "$TOP/gdb-scripts/load.py" $args </dev/null 2>/dev/null |
 awk '/^==== / { if (open) print "...."; print ""; print "=== `" $2 "`"; print ""; print "...."; open = 1; next }
      open { print }

@@ -202,7 +202,7 @@ def write_session(lab, name, session, how=''):
                 lab['stage'], first_line(['qemu-system-' + arch(lab['stage']), '--version']),
                 how, platform.system(), platform.release()),
             '# %s, %s. Addresses and pids are this run\'s.' % (
-                first_line(['gdb', '--version']), today())]
+                first_line([facts.host()['gdb'], '--version']), today())]
     write(name + '.txt', '\n'.join(terminal(head + lines, '(gdb) ')) + '\n')
 
 

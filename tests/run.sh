@@ -148,6 +148,16 @@ for script in $scripts; do
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
 
+# Every failure again, a line each, last: a CI that keeps only the
+# output's tail still shows them all.
+if [ "$failed" != 0 ]; then
+	echo "# the failures:"
+	for script in $scripts; do
+		name=$(basename "$script")
+		name=${name%.*}
+		grep '^not ok - ' "$logs/$name.out" | cut -c1-300 | sed "s|^not ok - |#   $name: |"
+	done
+fi
 echo "# the slowest checks:"
 sort -rn "$times" | head -n 5 | awk '{ printf "#   %5d s  %s\n", $1, $2 }'
 echo "# checks took $(( $(date +%s) - start ))s; logs in $logs; the stages' tree: $(tree_version)"

@@ -323,7 +323,7 @@ with tempfile.TemporaryDirectory() as tmp:
 # The README's table of gdb commands names every command and function the
 # project's gdb code registers (gdb-scripts/kstack/stacks.py's COMMANDS
 # and FUNCTIONS, which book/reference.sh documents too).
-p = subprocess.run(['gdb', '-q', '-nx', '-batch', '-x', os.path.join(TOP, 'gdb-scripts', 'load.py'),
+p = subprocess.run([facts.host()['gdb'], '-q', '-nx', '-batch', '-x', os.path.join(TOP, 'gdb-scripts', 'load.py'),
                     '-ex', 'python from kstack import stacks; print(" ".join(stacks.COMMANDS)); '
                     'print(" ".join("$" + f for f in stacks.FUNCTIONS))'],
                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -18,7 +18,7 @@ COMMANDS = ('ks-where', 'ks-irqstacks', 'ks-bt', 'ks-thread-info',
             'ks-stack-use', 'ks-stack-picture', 'ks-watch-switch',
             'p $hardirq_ctx(0)', 'p $current_thread_info(0)')
 
-out = subprocess.run(['gdb', '-q', '-nx', '-batch', '-x',
+out = subprocess.run([facts.host()['gdb'], '-q', '-nx', '-batch', '-x',
                       os.path.join(TOP, 'gdb-scripts', 'load.py'),
                       '-ex', 'ks-where', '-ex', 'ks-bt'],
                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -22,11 +22,14 @@
 # its own, vm/host/slurm-node.sh; on a systemd host Debian starts
 # munged, a local daemon, and leaves slurmctld and slurmd off until
 # /etc/slurm/slurm.conf exists).
-PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user gdb gcc gcc-multilib make
+PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
 xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
 crash python3-drgn bubblewrap slurmctld slurmd slurm-client munge
 ${KS_EXTRA_PACKAGES:-}"
+# This host's compilers and gdb (vm/hosts.toml's record: the host's gcc
+# and gdb on amd64, cross compilers and gdb-multiarch on arm64).
+PACKAGES="$PACKAGES $(py vm.session.facts host packages | tr '\n' ' ')"
 PACKAGES="$PACKAGES libc6:i386 libgcc-s1:i386 liblzo2-2:i386 libncursesw6:i386
 libsnappy1v5:i386 libstdc++6:i386 libtinfo6:i386 libzstd1:i386"
 CRASH=$BUILD/deps/crash/usr/bin/crash

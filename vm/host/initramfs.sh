@@ -2,7 +2,8 @@
 # vm/host/initramfs.sh OUT: pack the guest's initramfs (the same for every stage):
 # busybox-static:i386 and its /bin/sh link, vm/guest/init (which makes the other
 # applet links in the guest), the C guest programs from vm/guest/
-# (gcc -m32 -static), each lab's guest script as /labs/N/guest.sh, and the
+# (this host's compiler for the machine, vm/hosts.toml: i686-linux-gnu-gcc
+# -m32 -static for i386), each lab's guest script as /labs/N/guest.sh, and the
 # checks' guest scripts as /tests/NAME.sh. The archive is made with the
 # kernel's own gen_init_cpio, which can create /dev/console without root.
 #
@@ -18,6 +19,7 @@ out=${1:?usage: initramfs.sh OUT [MACHINE]}
 arch=${2:-i386}
 record() { py vm.session.facts record "$arch" "$1"; }
 cflags=$(record cflags)
+cc=$(py vm.session.facts toolchain "$arch" programs)gcc
 programs=$(record programs)
 # One packer at a time per output; a kernel build may go on meanwhile.
 mkdir -p "$(dirname "$out")"
@@ -38,7 +40,7 @@ else
 	for p in $programs; do set -- "$@" "$TOP/vm/guest/$p.c"; done
 fi
 for c; do
-	gcc $cflags -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
+	"$cc" $cflags -static -O2 -Wall -Werror -o "$work/bin/$(basename "$c" .c)" "$c"
 done
 
 {

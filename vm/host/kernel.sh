@@ -52,6 +52,10 @@ e*)	# The learner edits this tree: no fingerprint of it, Kbuild's own
 *)	key=$(printf '%s %s %s %s %s\n' "$(tree_key "$(tree_of "$k")")" "$(sha256sum < "$fragment")" "$(sha256sum < "$TOP/vm/host/kernel.sh")" \
 		"$(sha256sum < "$TOP/vm/host/cc")" "$(sha256sum < "$TOP/vm/host/kmake.sh")" | sha256sum | cut -c1-16) ;;
 esac
+# Built by a cross compiler (vm/hosts.toml): another kernel than the host
+# gcc's, whose key stays as it was.
+cross=$(cross_of "$KARCH")
+key=$key${cross:+-${cross%-}}
 
 built() {
 	# The tree too: objects built from a tree elsewhere are not this one's.
@@ -142,8 +146,10 @@ run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build to
 # kernel and make bzImage again.
 if ! readelf -S "$obj/vmlinux" | grep -q '\.gdb_index'; then
 	touch -r "$obj/vmlinux" "$obj/vmlinux.linked"
+	# gdb-add-index runs $GDB: this host's (vm/hosts.toml), which reads
+	# this machine's objects.
 	run_logged "$obj/index.log" "$what: index its debug info for gdb and crash" \
-		gdb-add-index "$obj/vmlinux"
+		env GDB="$(host_gdb)" gdb-add-index "$obj/vmlinux"
 	touch -r "$obj/vmlinux.linked" "$obj/vmlinux"
 	rm -f "$obj/vmlinux.linked"
 	readelf -S "$obj/vmlinux" | grep -q '\.gdb_index' ||

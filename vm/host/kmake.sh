@@ -42,14 +42,19 @@ kernel_make() {
 	# stage's folder; gcc takes the last map that matches, so the tree's
 	# and the objects' own come after it.
 	case " $* " in *" M="*) _km_maps="-fdebug-prefix-map=${_km_obj%/*}/= $_km_maps" ;; esac
+	# This host's compilers for the machine (vm/hosts.toml): the host's
+	# gcc, or a cross compiler's prefix, which Kbuild gives its binutils
+	# and exports to vm/host/cc.
+	_km_cross=$(cross_of "${KARCH:-i386}")
 	# ccache hashes the locale (gcc's messages follow it): one locale for
 	# every learner's compiles, English, the one whose errors run_logged
 	# picks out.
 	CCACHE_DIR="${CCACHE_DIR:-$BUILD/ccache}" CCACHE_BASEDIR="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)" \
 		CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1 CCACHE_NOCOMPRESS=1 \
 		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS -u LC_ALL -u LC_CTYPE -u LC_MESSAGES LANG=C.UTF-8 \
-		make -C "$_km_src" O="$_km_obj" ARCH="${KARCH:-i386}" CC="$TOP/vm/host/cc" \
-		KCFLAGS="$_km_maps" KAFLAGS="$_km_maps" NM=gcc-nm AR=gcc-ar "$@"
+		make -C "$_km_src" O="$_km_obj" ARCH="${KARCH:-i386}" CROSS_COMPILE="$_km_cross" \
+		CC="$TOP/vm/host/cc" KCFLAGS="$_km_maps" KAFLAGS="$_km_maps" \
+		NM="${_km_cross}gcc-nm" AR="${_km_cross}gcc-ar" "$@"
 }
 
 # kernel_config SRC OBJ FRAGMENT: OBJ/.config, i386 tinyconfig with

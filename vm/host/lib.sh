@@ -91,6 +91,11 @@ localversion() { case $1 in e*) echo "-exercise${1#e}" ;; [0-9]*) echo "-stage$1
 kfact() { py vm.session.facts kernel "$@"; }
 mfact() { py vm.session.facts machine "$@"; }
 tree_of() { case $1 in [0-9]*|e*) echo "$1" ;; *) kfact "$1" tree ;; esac; }
+# This host's compilers' prefix for MACHINE's kernels and programs, and its
+# gdb (vm/hosts.toml): from make's environment (CROSS_i386, HOST_GDB:
+# build/make.mk), else asked.
+cross_of() { eval "_c=\${CROSS_$1-unset}"; [ "$_c" != unset ] && echo "$_c" || py vm.session.facts toolchain "$1" cross; }
+host_gdb() { echo "${HOST_GDB:-$(py vm.session.facts host gdb)}"; }
 karch() { case $1 in [0-9]*|e*) echo i386 ;; *) kfact "$1" machine ;; esac; }
 
 # A short fingerprint of the tarball: its Debian version, size and mtime.

@@ -9,7 +9,9 @@ dump-guest-memory). For an i386 kernel crash is Debian's i386 build,
 unpacked into the build cache by vm/host/deps.sh. It runs under QEMU's
 user-mode emulator (qemu-i386) on every host, whether or not the host's
 kernel can run i386 programs itself: one path for every machine. For
-x86_64 it is Debian's own crash package, the host's (amd64) program.
+x86_64 it is Debian's own crash package: the host's program on amd64,
+run by qemu-x86_64 on the cross path (HOST_CROSS=1). How crash runs for
+each machine is this host's record's (vm/hosts.toml).
 
 x86_64's dump is written twice. crash reads the plain one (physical
 memory); drgn (python3-drgn) needs the "paging" one, whose segments
@@ -38,7 +40,6 @@ from vm.session import facts
 from vm.session.session import (BUILD, TIMEOUT, Guest, GuestError, initramfs, say,
                                 stage_dir, stage_obj)
 
-CRASH = os.path.join(BUILD, 'deps', 'crash', 'usr', 'bin', 'crash')
 ALIASES = {'__ia32_sys_open': 'sys_open', '__ia32_sys_fork': 'sys_fork',
            '__ia32_sys_read': 'sys_read'}
 
@@ -115,13 +116,17 @@ def command(stage, quiet=True, vmcore=None, append=''):
     no banner, for a batch of commands); VMCORE: another dump of that
     kernel (a hung lab's, which vm/session/ks keeps in its run folder);
     APPEND: the variant's words of the dump (dump())."""
-    host = facts.machine(stage)['crash'] == 'host'
-    if host and not shutil.which('crash'):
-        raise GuestError("crash not found (package crash): run 'make deps'")
-    if not host and not os.access(CRASH, os.X_OK):
+    machine = facts.machine(stage)['name']
+    run = facts.toolchain(machine)['crash']
+    if not run:
+        raise GuestError('this host has no crash for %s dumps: %s' % (machine, facts.host()['lacks']))
+    if run[0].startswith('qemu-') and not shutil.which(run[0]):
+        raise GuestError("%s not found (package qemu-user): run 'make deps'" % run[0])
+    program = run[1] if run[0].startswith('qemu-') else run[0]
+    if program.startswith(BUILD) and not os.access(program, os.X_OK):
         raise GuestError("crash is not in the build cache: run 'make deps'")
-    if not host and not shutil.which('qemu-i386'):
-        raise GuestError("qemu-i386 not found (package qemu-user): run 'make deps'")
+    if not shutil.which(program):
+        raise GuestError("crash not found (package crash): run 'make deps'")
     obj = stage_obj(stage)
     if not os.path.exists(os.path.join(obj, 'vmlinux')):
         raise GuestError("stage %s has no kernel: run 'make kernel N=%s'"
@@ -137,7 +142,6 @@ def command(stage, quiet=True, vmcore=None, append=''):
             words = line.split()
             if len(words) == 3 and words[2] in ALIASES:
                 out.write('%s %s %s\n' % (words[0], words[1], ALIASES[words[2]]))
-    run = ['crash', '--no_panic'] if host else ['qemu-i386', CRASH]
     return (run + (['-s'] if quiet else []) +
             [crash_map, os.path.join(obj, 'vmlinux'), vmcore])
 

@@ -89,6 +89,34 @@ def machine_record(name):
     return dict(records[name], name=name)
 
 
+# Debian's names of the architectures Python's platform names.
+DEBIAN_ARCH = {'x86_64': 'amd64', 'aarch64': 'arm64', 'arm64': 'arm64'}
+
+
+def host():
+    """This host's record (vm/hosts.toml), with its name: "cross" with
+    HOST_CROSS=1 (an arm64 host's path, on amd64), else the machine's own
+    architecture's. The one place that asks what the host is."""
+    import platform
+    records = _load(os.path.join(TOP, 'vm', 'hosts.toml'))['host']
+    name = 'cross' if os.environ.get('HOST_CROSS', '0') not in ('', '0') else \
+        DEBIAN_ARCH.get(platform.machine(), platform.machine())
+    if name not in records:
+        raise Unknown('no record of a %s host in vm/hosts.toml (hosts: %s)' % (
+            name, ' '.join(r for r in records if r != 'cross')))
+    return dict(records[name], name=name)
+
+
+def toolchain(machine_name):
+    """How this host builds and debugs MACHINE_NAME's guests: {cross,
+    crash (its command, $BUILD spelled out), gdb}."""
+    h = host()
+    build = os.environ.get('BUILD') or os.path.join(TOP, 'build')
+    tc = dict(h[machine_name], gdb=h['gdb'])
+    tc['crash'] = [w.replace('$BUILD', build) for w in tc['crash']]
+    return tc
+
+
 def labs():
     """The lab numbers: the folders labs/N that hold a lab.toml."""
     root = os.path.join(TOP, 'labs')
@@ -264,6 +292,12 @@ def _shell(argv):
     elif what == 'record':          # record NAME FIELD: of machine NAME
         value = machine_record(args[0])[args[1]]
         print('\n'.join(map(str, value)) if isinstance(value, list) else value)
+    elif what == 'toolchain':       # toolchain MACHINE FIELD: this host's, for it
+        value = toolchain(args[0])[args[1]]
+        print('\n'.join(map(str, value)) if isinstance(value, list) else value)
+    elif what == 'host':            # host FIELD: this host's record's
+        value = host()[args[0]]
+        print('\n'.join(map(str, value)) if isinstance(value, list) else value)
     elif what == 'busyboxes':       # each machine's: folder, package
         for name in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']:
             m = machine_record(name)
@@ -279,13 +313,19 @@ def _shell(argv):
         print('BUSYBOXES := %s' % ' '.join('$(BUILD)/deps/%s/bin/busybox' % machine_record(m)['busybox']
                                            for m in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
         print('EXTRA := %s' % ' '.join(extra_kernels()))
+        # This host's compilers and gdb (vm/hosts.toml), exported to the
+        # scripts so that a warm make asks no program for them.
+        print('HOST_RECORD := %s' % host()['name'])
+        print('HOST_GDB := %s' % host()['gdb'])
+        for m in _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']:
+            print('CROSS_%s := %s' % (m, toolchain(m)['cross']))
         print('IMAGES := %s' % ' '.join('$(BUILD)/' + machine_record(m)['initramfs'] for m in
                                         _load(os.path.join(TOP, 'vm', 'stages.toml'))['machine']))
         for n in labs():
             print('LAB_IMAGE_%d := %s' % (n, machine(lab(n)['stage'])['initramfs']))
     else:
         raise SystemExit('usage: facts.py kernel K FIELD | machine K FIELD | record MACHINE FIELD | '
-                         'busyboxes | make')
+                         'toolchain MACHINE FIELD | host FIELD | busyboxes | make')
 
 
 if __name__ == '__main__':

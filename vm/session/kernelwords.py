@@ -17,6 +17,8 @@ import os
 import re
 import subprocess
 
+from vm.session import facts
+
 # The first line of the kernel's own account of a death.
 FIRST = re.compile(r'(BUG: .*|Oops: .*|general protection fault.*|'
                    r'kernel BUG at .*|double fault.*|Kernel panic - .*)')
@@ -67,7 +69,7 @@ def decode(vmlinux, entries):
         args += ['-ex', 'echo @@%s+%s\\n' % (fn, off),
                  '-ex', 'info line *(%s+%s-1)' % (fn, off)]
     try:
-        p = subprocess.run(['gdb', '-q', '-nx', '-batch', vmlinux] + args,
+        p = subprocess.run([facts.host()['gdb'], '-q', '-nx', '-batch', vmlinux] + args,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=60)
     except (OSError, subprocess.TimeoutExpired):

@@ -606,7 +606,7 @@ class Guest:
         tree (vm/host/kmake.sh): gdb finds them in this kernel's tree,
         the generated ones in its objects' folder and the lab modules'
         (modules/src/) in its stage's folder."""
-        return ['gdb', '-q', '-nx',
+        return [facts.host()['gdb'], '-q', '-nx',
                 '-iex', 'set directories %s:%s:%s:$cdir:$cwd' % (
                     stage_src(self.stage), stage_obj(self.stage),
                     stage_dir(self.stage)),

@@ -3,9 +3,10 @@
 # predict.c, made from labs/5/task/predict.c by make exercise N=5). Run
 # by vm/session/ks on the host, not in gdb:
 #
-# - it compiles the program for i386 (gcc -m32 -static, with vm/guest/ on
-#   the include path for spawn()), as vm/host/initramfs.sh compiles the
-#   guest's programs; nothing i386 runs on the host;
+# - it compiles the program for i386 (CC -m32 -static, CC this host's
+#   compiler for i386 programs, vm/hosts.toml: i686-linux-gnu-gcc; with
+#   vm/guest/ on the include path for spawn()), as vm/host/initramfs.sh
+#   compiles the guest's programs; nothing i386 runs on the host;
 # - it packs the program into /task/5/bin in a second cpio archive after
 #   the guest's initramfs (the kernel unpacks concatenated archives in
 #   order, as it does the lab modules' archive);
@@ -37,6 +38,8 @@ TOLERANCE = 4                  # percent, between prediction and count
 WORK = os.path.join(BUILD, 'task', '5')
 SOLUTIONS = tasklib.solutions()
 MEM = int(os.environ.get('MEM') or 128)     # the guest's MiB, as vm/session/session.py's
+# This host's compiler for i386 programs (vm/hosts.toml).
+CC = facts.toolchain('i386')['programs'] + 'gcc'
 MORE = 32          # MiB more in the second guest: a count a quarter higher
 # 'serial', 'threads' (per guest's MiB), and per label: 'binary', and
 # per guest's MiB: {'lines', 'status'}
@@ -70,7 +73,7 @@ def compile_all():
     os.makedirs(WORK, exist_ok=True)
     for sol in SOLUTIONS:
         binary = os.path.join(WORK, name(sol))
-        p = subprocess.run(['gcc', '-m32', '-static', '-O2', '-Wall',
+        p = subprocess.run([CC, '-m32', '-static', '-O2', '-Wall',
                             '-I', os.path.join(facts.TOP, 'vm', 'guest'), '-o',
                             binary, sol.path], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
@@ -98,8 +101,7 @@ def initrd(labels):
     return joined
 
 
-@test('gcc -m32 -static compiles the programs on the host (nothing i386 '
-      'runs there)')
+@test('%s -m32 -static compiles them (none runs on the host)' % CC)
 def compiling():
     compile_all()
     return '%d of %d' % (len(RUN), len(SOLUTIONS))
@@ -162,8 +164,8 @@ def value(sol, key, mem=MEM):
 
 def compiled(sol):
     def check():
-        expect_true(sol.error is None, 'gcc -m32 -static -O2 -Wall %s'
-                    % sol.path, 'no error', sol.error)
+        expect_true(sol.error is None, '%s -m32 -static -O2 -Wall %s'
+                    % (CC, sol.path), 'no error', sol.error)
     return check
 
 
@@ -213,7 +215,7 @@ def prediction(sol, mem):
     return check
 
 
-BUILDS = [sol.check('predict.c compiles for i386 (gcc -m32 -static)',
+BUILDS = [sol.check('predict.c compiles for i386 (%s -m32 -static)' % CC,
                     compiling, compiled(sol)) for sol in SOLUTIONS]
 for sol, builds in zip(SOLUTIONS, BUILDS):
     prints = sol.check('it runs in the guest and prints its three lines',

@@ -2,8 +2,8 @@
  * Lab 5's task: predict the lab's thread count.
  *
  * Your copy is build/exercises/5/predict.c (make exercise N=5 made it).
- * make grade N=5 EXERCISE=1 compiles it for i386 on the host (gcc -m32
- * -static: it runs only in the guest), boots stage 3 (4K stacks) with
+ * make grade N=5 EXERCISE=1 compiles it for i386 on the host
+ * (i686-linux-gnu-gcc -m32 -static: it runs only in the guest), boots stage 3 (4K stacks) with
  * it, runs it, then runs the lab's own measurement, threads (vm/guest/threads.c),
  * and compares.
  *
