@@ -14,8 +14,9 @@ insmod /lib/modules/stackdeep.ko frame=${ks_frame:-256} || exit 1
 # interrupt itself; while the writer keeps the port busy, interrupts that
 # find dd deep come faster than CPU 0 can print their reports, and a storm
 # of thousands starves the guest (seen: three of one make check's lab 3
-# guests, each grade out of its time). dmesg and lx-dmesg still read them; a panic still reaches the
-# console (console_loglevel 1: KERN_EMERG only).
+# guests, each grade out of its time). dmesg and lx-dmesg still read
+# them; a panic still reaches the console (console_loglevel 1: KERN_EMERG
+# only).
 echo 1 > /proc/sys/kernel/printk
 echo 1 > /proc/irq/4/smp_affinity
 taskset 2 sh -c 'while :; do echo "lab 3: serial traffic from CPU 1"; done' &

@@ -43,6 +43,7 @@ import html
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -368,8 +369,9 @@ def run_slurm(folders, root, out, labs):
     script = os.path.join(folder, 'grade.sh')
     with open(script, 'w') as f:
         f.write('#!/bin/sh\n#SBATCH --job-name=kstack-class\n#SBATCH --output=%s/%%a.log\n'
-                'exec %s\n' % (folder, ' '.join(one_argv('"$SLURM_ARRAY_TASK_ID"', root, out,
-                                                           labs))))
+                'exec %s\n' % (folder, ' '.join('"$SLURM_ARRAY_TASK_ID"' if a == 'INDEX' else
+                                                 shlex.quote(a) for a in
+                                                 one_argv('INDEX', root, out, labs))))
     try:
         p = subprocess.run(['sbatch', '--parsable', '--chdir=' + TOP,
                             '--array=0-%d' % (len(folders) - 1), script],
