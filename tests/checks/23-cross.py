@@ -3,7 +3,9 @@
 # own (build/cross: its tree, stage 0's objects, initramfs, busybox and
 # crash): stage 0 built by Debian's i386 cross compiler, lab 0's grader
 # passing under gdb-multiarch, make crash N=0 opening the dump under
-# qemu-i386. Which programs ran is read from strace's record of every
+# qemu-i386; then lab 7's kernel built by the x86_64 cross compiler, its
+# grader passing, and make crash N=7 opening its dump with Debian's amd64
+# crash under qemu-x86_64. Which programs ran is read from strace's record of every
 # execve, and which compiler built the kernel from the kernel's own words:
 # its boot line "Linux version ... (COMPILER, LINKER)". That test fails on
 # this checkout's own stage 0, which the host's gcc built.
@@ -41,8 +43,8 @@ def compiler(banner_text):
     return m.group(1) if m else None
 
 
-def cross_built(banner_text):
-    return compiler(banner_text) == 'i686-linux-gnu-gcc'
+def cross_built(banner_text, prefix='i686-linux-gnu-'):
+    return compiler(banner_text) == prefix + 'gcc'
 
 
 rc, out, ran = traced('grade', ['make', '-s', 'grade', 'N=0', 'ANSWERS=/dev/null'])
@@ -67,3 +69,16 @@ expect(rc == 0 and 'PANIC:' in out and '/usr/bin/qemu-i386' in ran,
        'HOST_CROSS=1: make crash N=0 dumps the cross-built kernel and opens the dump with '
        'crash under qemu-i386', out.strip()[-300:])
 log('compilers the grade ran: %s' % ' '.join(compilers))
+
+rc, out, ran = traced('grade7', ['make', '-s', 'grade', 'N=7', 'ANSWERS=/dev/null'])
+vmlinux = subprocess.run(['strings', os.path.join(CROSS, 'stage-x86_64', 'obj', 'vmlinux')],
+                         capture_output=True, text=True).stdout
+expect(rc == 0 and re.search(r'^lab 7: \d+ passed, 0 failed', out, re.M) and
+       cross_built(vmlinux, 'x86_64-linux-gnu-') and '/usr/bin/gdb-multiarch' in ran and
+       '/usr/bin/gdb' not in ran,
+       "HOST_CROSS=1: lab 7's kernel, built by x86_64-linux-gnu-gcc, passes lab 7's grader "
+       'under gdb-multiarch', (compiler(vmlinux), out.strip()[-300:]))
+rc, out, ran = traced('crash7', ['make', '-s', 'crash', 'N=7'], stdin='sys\nquit\n')
+expect(rc == 0 and 'PANIC:' in out and '/usr/bin/qemu-x86_64' in ran,
+       "HOST_CROSS=1: make crash N=7 opens lab 7's dump with Debian's amd64 crash under "
+       'qemu-x86_64', out.strip()[-300:])
