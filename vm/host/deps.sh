@@ -46,14 +46,16 @@ missing_packages() {
 			END { n = split(want, w); for (i = 1; i <= n; i++) if (!(w[i] in have)) print w[i] }'
 }
 
-# The guest's busybox and the i386 libraries need apt to know i386.
-if ! dpkg --print-foreign-architectures | grep -qx i386; then
-	[ "$(id -u)" = 0 ] || die "the i386 architecture is not enabled in apt (the guest's busybox and lab 6's crash are i386). Run:
-    sudo dpkg --add-architecture i386 && sudo apt-get update"
-	say "enabling the i386 architecture in apt"
-	dpkg --add-architecture i386
+# The guests' busyboxes and the i386 libraries need apt to know their
+# architectures (vm/hosts.toml's foreign: i386; amd64 too on arm64).
+for arch in $(py vm.session.facts host foreign); do
+	dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+	[ "$(id -u)" = 0 ] || die "the $arch architecture is not enabled in apt (a guest's busybox, or lab 6's crash, is $arch). Run:
+    sudo dpkg --add-architecture $arch && sudo apt-get update"
+	say "enabling the $arch architecture in apt"
+	dpkg --add-architecture "$arch"
 	sh "$TOP/vm/host/apt-update.sh"
-fi
+done
 
 need=$(missing_packages | tr '\n' ' ')
 if [ -n "$need" ]; then

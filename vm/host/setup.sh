@@ -1,6 +1,6 @@
 #!/bin/sh
 # vm/host/setup.sh: first-time set-up on Debian 12, the README's first command.
-# Installs make, then runs 'make deps' (Debian packages, the guest's
+# Installs make and python3, then runs 'make deps' (Debian packages, the guest's
 # busybox, lab 6's crash) with root rights: directly in a root shell
 # (where sudo is often not installed), through sudo otherwise.
 set -eu
@@ -15,9 +15,14 @@ else
 	exit 1
 fi
 
-if ! command -v make >/dev/null; then
-	echo "[setup.sh] installing make" >&2
+# make, and python3, which make asks for the project's facts before
+# deps.sh can install anything (a minimal Debian has neither).
+need=
+for p in make python3; do command -v $p >/dev/null || need="$need $p"; done
+if [ -n "$need" ]; then
+	echo "[setup.sh] installing$need" >&2
 	as_root sh vm/host/apt-update.sh
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q make
+	# shellcheck disable=SC2086
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q $need
 fi
 as_root make deps
