@@ -1,13 +1,14 @@
 # A class graded at once (make grade-class, vm/session/classgrade.py), each
-# learner in a bubblewrap sandbox. A class of eight made from the labs'
+# learner in a bubblewrap sandbox. A class of ten made from the labs'
 # own solutions: two honest learners (lab 0's and lab 1's reference tasks,
 # lab 2's kernel exercise (the project's patch) and right "why"s; a wrong
 # solution of each task from lab.toml, lab 2's patch without the saved esp
-# at the hardirq stack's bottom, and wrong "why"s), and six hostile ones, each lab 0's reference with one thing
-# added: reading another learner's answers, writing outside its folder,
-# opening a network socket, a loop that never ends, an answers file of
-# 100 MB, a kernel patch that climbs out of the tree. The gradebook must
-# say what each should get, point by point; each hostile act is contained
+# at the hardirq stack's bottom, and wrong "why"s), and eight hostile
+# ones: lab 0's reference with one thing added (reading another learner's
+# answers, writing outside its folder, opening a network socket, a loop
+# that never ends), an answers file of 100 MB, and kernel patches that
+# climb out of the tree, change a Makefile, or make a header a link. The
+# gradebook must say what each should get, point by point; each hostile act is contained
 # (the other learners' rows are those of the honest run, the file it
 # reached for is untouched or unseen) and its part graded not ok with why.
 # Then the same class's file tasks again through a Slurm node of this
@@ -67,6 +68,11 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
         learner(who, act + lab0['reference'])
     learner('big', answers={0: 'why_round_down = c\n' + '#' * (100 << 20) + '\n'})
     learner('climber', patch='--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n')
+    # A kernel patch that would run on the grading machine (a Makefile's
+    # commands), and one that links a header to a file of the machine's.
+    learner('maker', patch='--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-x\n+y\n')
+    learner('linker', patch='diff --git a/x.h b/x.h\nnew file mode 120000\n--- /dev/null\n'
+                            '+++ b/x.h\n@@ -0,0 +1 @@\n+/etc/shadow\n')
     p = subprocess.run(['make', '-s', '-C', TOP, 'grade-class', 'SUBMISSIONS=' + root,
                         'CLASS_OUT=' + out, 'LABS=0 1 2'], capture_output=True, text=True,
                        env=dict(os.environ, KS_CLASS_LIMIT=str(LIMIT), CLASS_EXERCISES=os.path.join(
@@ -80,7 +86,7 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     whys = {n: sum('answer' in q for q in facts.lab(n)['questions'].values()) for n in (0, 1)}
     asked = {n: len([k for k in facts.lab(n)['questions'] if not k.startswith('predict_')])
              for n in (0, 1, 2)}
-    expect(p.returncode == 0 and len(rows) == 8, 'make grade-class grades a class of 8 and '
+    expect(p.returncode == 0 and len(rows) == 10, 'make grade-class grades a class of 10 and '
            'writes its gradebook', (p.stdout + p.stderr).strip()[-300:])
 
     def row(who, **want):
@@ -127,6 +133,11 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
     expect(climber.startswith('not ok') and 'outside the kernel tree' in climber,
            "climber's kernel patch, which climbs out of the tree (../), is refused",
            climber)
+    for who, why_refused, what in (('maker', 'changes Makefile', 'changes a Makefile'),
+                                   ('linker', 'has a link', 'makes a header a link')):
+        cell = rows.get(who, {}).get('lab2 task', '')
+        expect(cell.startswith('not ok') and why_refused in cell,
+               "%s's kernel patch, which %s, is refused" % (who, what), cell)
     ada = json.load(open(os.path.join(out, 'ada', 'results.json')))
     expect(all({'name', 'score', 'max_score', 'output', 'visibility'} <= set(t)
                for t in ada['tests']) and ada['score'] == sum(t['score'] for t in ada['tests']),
@@ -165,7 +176,7 @@ with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
                   for w in rows if {c: rows[w].get(c) for c in cols} !=
                   {c: slurm.get(w, {}).get(c) for c in cols}}
         expect(start.returncode == 0 and p.returncode == 0 and 'Slurm job' in p.stderr and
-               len(slurm) == 8 and not differ,
+               len(slurm) == 10 and not differ,
                'the class graded through a Slurm node of this machine (one array job) gets the '
                'same rows for labs 0 and 1', differ or (start.stderr + p.stderr).strip()[-300:])
         left = subprocess.run(['pgrep', '-f', node], capture_output=True, text=True).stdout
