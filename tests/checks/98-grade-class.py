@@ -8,9 +8,10 @@
 # answers, writing outside its folder, opening a network socket, a loop
 # that never ends), an answers file of 100 MB, and kernel patches that
 # climb out of the tree, change a Makefile, or make a header a link. The
-# gradebook must say what each should get, point by point; each hostile act is contained
-# (the other learners' rows are those of the honest run, the file it
-# reached for is untouched or unseen) and its part graded not ok with why.
+# gradebook must say what each should get, point by point; each hostile
+# act is contained (the other learners' rows are those of the honest run,
+# the file it reached for is untouched or unseen) and its part graded not
+# ok with why.
 # Then the same class's file tasks again through a Slurm node of this
 # machine (vm/host/slurm-node.sh): the same rows. Then Gradescope's
 # run_autograder, from make autograder's bundle unpacked in a root laid
