@@ -42,9 +42,6 @@ PROMOTE = 'make promote'
 # the run that makes it.
 TRANSCRIPT_RUN = 'book/transcripts.py (make transcripts)'
 RUNS = {
-    'lab4-overflow': 'labs/4/experiment.py (check 86)',
-    'lab5-memory': 'labs/5/experiment.py (check 87)',
-    'lab7-lkdtm': 'labs/7/experiment.py (check 83)',
     'exercise': 'tests/checks/88-exercises.py',
     'task': 'tests/checks/84-tasks.py',
     'postmortem': 'tests/checks/89-postmortem.py',
@@ -63,15 +60,15 @@ def pieces(build=BUILD):
     out += [('figures/%s.svg' % f, 'book/figures/%s.svg' % f, TRANSCRIPT_RUN)
             for f in [facts.lab(n)['figure']['svg'] for n in facts.labs()
                       if 'figure' in facts.lab(n)]]
-    names = ['lab4-overflow.adoc', 'lab4-overflow.tsv', 'lab5-memory.adoc',
-             'lab5-memory.tsv', 'lab7-lkdtm.adoc']
-    names += ['exercise%d-%s.txt' % (n, w) for n in facts.kernel_exercise_labs()
-              for w in ('skeleton', 'solution')]
-    names += ['task%d-skeleton.txt' % n for n in facts.task_labs()]
-    names += ['postmortem-never-stored.txt']
-    for name in names:
-        run = RUNS[re.sub(r'\d*[-.].*', '', name)] if not name.startswith('lab') \
-            else RUNS[name.rsplit('.', 1)[0]]
+    names = [('%s.%s' % (lab['experiment_table'], ext),
+              'labs/%s/experiment.py (make check)' % n)
+             for n, lab in ((n, facts.lab(n)) for n in facts.labs())
+             if 'experiment_table' in lab for ext in lab['experiment_keep']]
+    names += [('exercise%d-%s.txt' % (n, w), RUNS['exercise'])
+              for n in facts.kernel_exercise_labs() for w in ('skeleton', 'solution')]
+    names += [('task%d-skeleton.txt' % n, RUNS['task']) for n in facts.task_labs()]
+    names += [('postmortem-never-stored.txt', RUNS['postmortem'])]
+    for name, run in names:
         out.append(('results/' + name, 'results/' + name, run))
     return [(k, os.path.join(build, b), run) for k, b, run in out]
 

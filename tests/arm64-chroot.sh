@@ -49,9 +49,10 @@ deb http://deb.debian.org/debian-security bookworm-security main
 EOF
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 for m in proc sys dev; do mountpoint -q "$root/$m" || mount --bind "/$m" "$root/$m"; done
-# The checkout as it is (its uncommitted changes too).
+# The checkout as it is (its uncommitted changes too); its build folder
+# stays, so that a run cut short goes on where it stopped.
 ref=$(git -C "$top" stash create)
-step copy sh -c "rm -rf '$root/work' && mkdir -p '$root/work' && git -C '$top' archive ${ref:-HEAD} | tar -x -C '$root/work'"
+step copy sh -c "mkdir -p '$root/work' && find '$root/work' -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} + && git -C '$top' archive ${ref:-HEAD} | tar -x -C '$root/work'"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 step uname in_root uname -m
 step setup in_root sh -c 'cd /work && apt-get update && sh vm/host/setup.sh'

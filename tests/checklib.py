@@ -106,17 +106,18 @@ def fit(lines, width=WIDTH):
     return fitted
 
 
-def experiment(n, table):
+def experiment(n):
     """Run labs/N/experiment.py, log what it read its rows from, and
-    return its rows (build/results/TABLE.tsv, by column name); a failed
-    run is one failed check, and the check ends there."""
+    return its rows (build/results/TABLE.tsv, TABLE the lab's
+    experiment_table, by column name); a failed run is one failed check,
+    and the check ends there."""
     import subprocess
     rc = subprocess.call([sys.executable, '-m', 'labs.%d.experiment' % n], cwd=TOP,
                          stdout=sys.stderr)
     if rc:
         not_ok('labs/%d/experiment.py ran to its end (got: exit %d)' % (n, rc))
         sys.exit(0)
-    base = os.path.join(BUILD, 'results', table)
+    base = os.path.join(BUILD, 'results', facts.lab(n)['experiment_table'])
     with open(base + '.log') as f:
         log(f.read().rstrip())
     return results.read_table(base + '.tsv')

@@ -203,7 +203,7 @@ def adoc(rows):
 
 def main():
     results.run_experiment(
-        os.path.join(BUILD, 'results'), 'lab4-overflow', COLUMNS,
+        os.path.join(BUILD, 'results'), facts.lab(4)['experiment_table'], COLUMNS,
         [lambda log, k=k, mode=mode, n=n: experiment(k, mode, n, log)
          for mode, n in DESCENTS for k in STAGES], text, adoc)
 

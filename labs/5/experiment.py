@@ -127,7 +127,7 @@ def adoc(rows):
 
 def main():
     results.run_experiment(
-        os.path.join(BUILD, 'results'), 'lab5-memory', COLUMNS,
+        os.path.join(BUILD, 'results'), facts.lab(5)['experiment_table'], COLUMNS,
         [lambda log, k=k: experiment(k, log) for k in STAGES], text, adoc)
 
 

@@ -133,7 +133,7 @@ def adoc(rows):
 
 def main():
     results.run_experiment(
-        os.path.join(BUILD, 'results'), 'lab7-lkdtm', COLUMNS,
+        os.path.join(BUILD, 'results'), facts.lab(7)['experiment_table'], COLUMNS,
         [lambda log, k=k, test=test: experiment(k, test, log)
          for test in TESTS for k in STAGES], text, adoc)
 

@@ -14,7 +14,7 @@ from tests.checklib import expect, experiment
 
 # The kernels and the tests the experiment runs (labs/7/lab.toml).
 STAGES, TESTS = (facts.lab(7)['experiment_%s' % k] for k in ('stages', 'tests'))
-table = experiment(7, 'lab7-lkdtm')
+table = experiment(7)
 rows = {(r['stage'], r['test']): r for r in table}
 want = [(str(k), t) for t in TESTS for k in STAGES]
 expect(sorted(rows) == sorted(want), 'the LKDTM table has a row for each of '

@@ -14,7 +14,7 @@
 # columns it judged.
 from tests.checklib import expect, experiment, facts, not_ok
 
-rows = experiment(4, 'lab4-overflow')
+rows = experiment(4)
 
 
 def row(k, descent):

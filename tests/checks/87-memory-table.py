@@ -14,7 +14,7 @@ from tests.checklib import expect, experiment, facts, not_ok
 # Its stages, 8K then 4K (labs/5/lab.toml).
 STAGES = facts.lab(5)['experiment_stages']
 BIG, SMALL = STAGES[0], STAGES[-1]
-table = experiment(5, 'lab5-memory')
+table = experiment(5)
 rows = {int(r['stage']): r for r in table}
 if sorted(rows) != sorted(STAGES):
     not_ok('the table has a row for each of stages %s (got: stages %s)'
