@@ -45,7 +45,7 @@ INITRAMFS = $(BUILD)/initramfs.cpio
 BUSYBOX = $(BUILD)/deps/busybox/bin/busybox
 
 .PHONY: help deps kernel kernels initramfs images boot lab replay exercise hint crash check mutants variants submission grade-class grade-one autograder check-release bench clean distclean \
-	transcripts book promote \
+	transcripts book serve promote \
 	check-lab check-stage grade
 
 help:
@@ -82,6 +82,9 @@ help:
 	@echo 'make transcripts run the workbook'"'"'s gdb sessions (its transcripts and lab 2'"'"'s figure)'
 	@echo 'make book        render the workbook to build/book/index.html and index.pdf (no kernel needed:'
 	@echo '                 its real-run material is kept in book/runs/)'
+	@echo 'make serve       the workbook in a browser, a terminal beside each lab'"'"'s chapter running'
+	@echo '                 make lab N=k (then a shell): the URL and its token are printed; loopback'
+	@echo '                 only unless SERVE_HOST=ADDRESS; SERVE_PORT, SERVE_GUESTS (at most, sessions)'
 	@echo 'make promote     keep the material the last make check made in book/runs/ (review: git diff)'
 	@echo 'make bench       measure the budgets: cold/warm lab, build ahead, boot, graders, the config'"'"'s'
 	@echo '                 build cost, a class'"'"'s shared compile cache (about 2 hours; COLD=0,'
@@ -237,6 +240,12 @@ transcripts: deps kernels initramfs
 # (No deps: the book needs only what sh vm/host/setup.sh installed.)
 book:
 	@book/build.sh
+
+# The book and a live session of each lab on one page (book/serve/). It
+# runs under Debian's own python3, for which python3-terminado is
+# installed (another python3 first on PATH, a pyenv's, lacks it).
+serve: deps
+	@/usr/bin/python3 -m book.serve.server
 
 promote:
 	@python3 -m book.kept promote

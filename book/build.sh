@@ -31,6 +31,7 @@ run)
 esac
 py book.kept list | while read -r kept; do
 	case $source:$kept in
+	*:screens/*) continue ;;	# make serve's pictures: the README's, not the book's
 	run:transcripts/*|run:figures/*) f=$out/$kept ;;
 	run:results/*) f=$BUILD/$kept ;;
 	*) f=$from/$kept ;;

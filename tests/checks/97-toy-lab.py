@@ -25,7 +25,7 @@ with tempfile.TemporaryDirectory() as scratch:
     with open(os.path.join(lab8, 'lab.toml')) as f:
         toml = f.read()
     toml = re.sub(r'^title = .*$', 'title = "a toy lab"', toml, count=1, flags=re.M)
-    toml = re.sub(r'^experiment_stages = .*$', '', toml, flags=re.M)
+    toml = re.sub(r'^experiment_\w+ = .*$', '', toml, flags=re.M)
     toml = toml[:toml.index('\n[exercise]')] if '\n[exercise]' in toml else toml
     with open(os.path.join(lab8, 'lab.toml'), 'w') as f:
         f.write(toml + '\n')

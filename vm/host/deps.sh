@@ -21,11 +21,12 @@
 # slurm-client and munge its SCHEDULER=slurm (check 98 starts a node of
 # its own, vm/host/slurm-node.sh; on a systemd host Debian starts
 # munged, a local daemon, and leaves slurmctld and slurmd off until
-# /etc/slurm/slurm.conf exists).
+# /etc/slurm/slurm.conf exists). python3-terminado and node-xterm are
+# make serve's terminals (book/serve/).
 PACKAGES="linux-source-6.1 qemu-system-x86 qemu-user make
 flex bison bc libelf-dev libssl-dev dwarves cpio ccache asciidoctor patch
 xz-utils perl procps binutils python3 strace ruby-rouge ruby-asciidoctor-pdf chromium poppler-utils
-crash python3-drgn bubblewrap slurmctld slurmd slurm-client munge
+crash python3-drgn bubblewrap slurmctld slurmd slurm-client munge python3-terminado node-xterm
 ${KS_EXTRA_PACKAGES:-}"
 # This host's compilers and gdb (vm/hosts.toml's record: the host's gcc
 # and gdb on amd64, cross compilers and gdb-multiarch on arm64).

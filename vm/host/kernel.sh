@@ -147,9 +147,10 @@ run_logged "$obj/build.log" "$what: build (make -j$JOBS${last:+; a cold build to
 if ! readelf -S "$obj/vmlinux" | grep -q '\.gdb_index'; then
 	touch -r "$obj/vmlinux" "$obj/vmlinux.linked"
 	# gdb-add-index runs $GDB: this host's (vm/hosts.toml), which reads
-	# this machine's objects.
+	# this machine's objects; and $OBJCOPY, the binutils of the compiler
+	# that built the kernel (an arm64 host's own objcopy knows no i386).
 	run_logged "$obj/index.log" "$what: index its debug info for gdb and crash" \
-		env GDB="$(host_gdb)" gdb-add-index "$obj/vmlinux"
+		env GDB="$(host_gdb)" OBJCOPY="${cross}objcopy" gdb-add-index "$obj/vmlinux"
 	touch -r "$obj/vmlinux.linked" "$obj/vmlinux"
 	rm -f "$obj/vmlinux.linked"
 	readelf -S "$obj/vmlinux" | grep -q '\.gdb_index' ||

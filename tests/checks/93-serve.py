@@ -1,0 +1,179 @@
+# make serve (book/serve/): the workbook and a live session on one page,
+# as a learner meets it in Debian's chromium, headless, driven through
+# its DevTools protocol (tests/serve_page.py): lab 0's page opened with
+# the printed URL reaches "(gdb)" in its terminal; the ks-where button
+# pressed with the mouse and Enter on the keyboard give ks-where's answer
+# in the terminal; no fold is opened by the page; closing the page ends
+# its gdb and guest. Refused, each by its own request: no token, a wrong
+# token (403), a websocket from another Origin, a path that climbs out of
+# the book, a session over the limit (SERVE_GUESTS=1: the line names the
+# running one). Lab 0's and lab 4's pages with their sessions are
+# screenshotted for book/runs/screens/ (the README shows them).
+import http.client
+import os
+import re
+import time
+
+from tests import serve_page, wsclient
+from tests.checklib import BUILD, expect, facts, log, not_ok
+
+RESULTS = os.path.join(BUILD, 'results')
+os.makedirs(RESULTS, exist_ok=True)
+
+
+def qemus():
+    """The live (not zombie) QEMU processes, by pid."""
+    out = set()
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/stat' % pid) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name, state = stat[stat.index('(') + 1:stat.rindex(')')], stat[stat.rindex(')') + 2]
+        if name.startswith('qemu-system') and state != 'Z':
+            out.add(int(pid))
+    return out
+
+
+def gone_within(pids, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if not pids & qemus():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def raw_get(server, path):
+    """(status, body) of PATH sent as it is (no client normalises it)."""
+    host, port = server.base[len('http://'):].rstrip('/').split(':')
+    c = http.client.HTTPConnection(host, int(port), timeout=30)
+    c.request('GET', path)
+    r = c.getresponse()
+    return r.status, r.read().decode(errors='replace')
+
+
+def line_is(lab, regex):
+    """A page expression: the line of lab LAB's terminal with the cursor
+    matches REGEX (JavaScript's syntax)."""
+    return ("(function(){var s=window.ksSessions && ksSessions['%s']; if(!s) return false;"
+            "var b=s.term._core.buffer; return /%s/.test("
+            "b.translateBufferLineToString(b.ybase + b.y, true));})()" % (lab, regex))
+
+
+PROMPT = r'^\(gdb\)$'          # the cursor's line, its trailing blank trimmed
+
+
+def session_page(browser, server, lab, timeout=120):
+    """Lab LAB's page, opened with the printed URL; the page once its
+    terminal shows gdb's prompt, and the seconds that took (None: never)."""
+    t0 = time.time()
+    page = browser.page('%s?token=%s&lab=%s' % (server.base, server.token, lab))
+    page.call('Page.bringToFront')
+    ready = page.wait(line_is(lab, PROMPT), timeout)
+    return page, (time.time() - t0 if ready else None)
+
+
+before = qemus()
+try:
+    server = serve_page.Server({'SERVE_GUESTS': '1'})
+except RuntimeError as e:
+    not_ok('make serve starts and prints its URL with a token (got: %s)' % e)
+    raise SystemExit(0)
+browser = None
+try:
+    expect(server.base.startswith('http://127.0.0.1:') and len(server.token) >= 24,
+           'make serve listens on loopback and prints a URL with a random token',
+           server.base)
+    status, body = server.get('/', token=server.token)
+    expect(status == 200 and '/serve/page.js' in body and 'Lab 0:' in body,
+           "with the token, the book's page, with the session dock's script", status)
+    status, _ = server.get('/')
+    expect(status == 403, 'without the token: 403', status)
+    status, _ = server.get('/', token=server.token[:-2] + 'xx')
+    expect(status == 403, 'with a wrong token: 403', status)
+    status, _ = server.get('/serve/xterm.js')
+    expect(status == 403, "xterm.js, a file of the page, without the token: 403", status)
+    figure = sorted(os.listdir(os.path.join(BUILD, 'book', 'figures')))[0]
+    status, _ = server.get('/figures/' + figure, token=server.token)
+    expect(status == 200, 'a figure of the rendered book, with the token: 200', figure)
+    climbs = ['/../Makefile', '/%2e%2e/Makefile', '/figures/../../../Makefile',
+              '/figures/..%2f..%2f..%2fMakefile', '/..%2f..%2fvm/stages.toml']
+    leaked = []
+    for path in climbs:
+        s, body = raw_get(server, path + '?token=' + server.token)
+        if s == 200 or 'kstack-workbook' in body or '[machine' in body:
+            leaked.append('%s: %d' % (path, s))
+    expect(not leaked, 'a path that climbs out of the rendered book is refused (%s)'
+           % ', '.join(climbs), leaked)
+    try:
+        server.terminal(0, origin='http://evil.example').close()
+        refused = None
+    except wsclient.Refused as e:
+        refused = e.status
+    expect(refused and ' 403 ' in refused + ' ', 'a websocket from another Origin is refused '
+           '(403), so no other site opens a shell', refused)
+    try:
+        server.terminal(0, token=False).close()
+        refused = None
+    except wsclient.Refused as e:
+        refused = e.status
+    expect(refused and ' 403 ' in refused + ' ', 'a websocket without the token: 403', refused)
+
+    browser = serve_page.Browser()
+    page, took = session_page(browser, server, 0)
+    log('lab 0: the page open to "(gdb)" in its terminal: %s s' % took)
+    if not expect(took is not None, "lab 0's page (?lab=0) opens its session: gdb's prompt "
+                  'in its terminal', (page.terminal_text(0) or '')[-600:]):
+        raise SystemExit(0)
+    mine = qemus() - before
+    expect(page.js("document.querySelectorAll('details[open]').length") == 0,
+           'no fold is open: the page shows no answer before the learner opens it')
+    hidden = page.js("Array.from(document.querySelectorAll('details button.ks-cmd'))"
+                     ".filter(function(b){return b.checkVisibility();}).length")
+    expect(hidden == 0, "the buttons inside folds stay hidden with them", hidden)
+    page.click('button.ks-cmd[data-cmd="ks-where"][data-lab="0"]')
+    typed = page.wait(line_is(0, r'^\(gdb\) ks-where$'), 10)
+    expect(typed, "the ks-where button types ks-where at gdb's prompt, and only types it",
+           page.terminal_text(0)[-200:])
+    page.enter()
+    page.wait(line_is(0, PROMPT), 30)
+    text = page.terminal_text(0)
+    answer = re.search(r'^\(gdb\) ks-where\n(CPU \d: \$sp 0x[0-9a-f]+ is on .*)$', text, re.M)
+    expect(answer, "Enter: ks-where's answer in the page's terminal (which stack $sp is on)",
+           text[-400:])
+    if answer:
+        log('ks-where in the page: ' + answer.group(1))
+    page.screenshot(os.path.join(RESULTS, 'serve-lab0.png'))
+
+    # One session more than SERVE_GUESTS=1 allows.
+    extra = server.terminal(1)
+    said, _ = serve_page.read_terminal(extra, r'lab 0', 10)
+    extra.close()
+    expect(re.search(r'1 lab session runs already.*lab 0 \(its session opened at', said),
+           'a session over the limit is refused with a line naming the running one', said)
+
+    page.close()
+    expect(mine and gone_within(mine, 15), "closing lab 0's page ends its guest: no QEMU left "
+           'within 15 s', mine)
+
+    # The other labs pictured for the README (lab.toml's screenshot): each
+    # page opened, its first ks- command's button pressed, then closed.
+    for n in [n for n in facts.labs() if facts.lab(n).get('screenshot') and n != 0]:
+        page, took = session_page(browser, server, n)
+        log('lab %d: the page open to "(gdb)" in its terminal: %s s' % (n, took))
+        if expect(took is not None, "lab %d's page opens its session" % n,
+                  (page.terminal_text(n) or '')[-600:]):
+            page.click('button.ks-cmd[data-lab="%d"][data-cmd^="ks-"]' % n)
+            page.enter()
+            page.wait(line_is(n, PROMPT), 30)
+            page.screenshot(os.path.join(RESULTS, 'serve-lab%d.png' % n))
+        mine = qemus() - before
+        page.close()
+        expect(gone_within(mine, 15), "closing lab %d's page ends its guest too" % n, mine)
+finally:
+    if browser:
+        browser.close()
+    server.stop()
+expect(not (qemus() - before), 'make serve ended (SIGTERM): no QEMU of it is left')
