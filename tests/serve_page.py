@@ -88,9 +88,9 @@ def read_terminal(ws, want, timeout):
     while time.time() < deadline:
         try:
             m = ws.recv_json()
-        except (OSError, EOFError):
-            if isinstance(getattr(ws, 'last', None), EOFError):
-                break
+        except EOFError:
+            break
+        except OSError:             # nothing within the second
             continue
         if m[0] == 'stdout':
             text += m[1]

@@ -6,9 +6,11 @@
 # in the terminal; no fold is opened by the page; closing the page ends
 # its gdb and guest. Refused, each by its own request: no token, a wrong
 # token (403), a websocket from another Origin, a path that climbs out of
-# the book, a session over the limit (SERVE_GUESTS=1: the line names the
-# running one). Lab 0's and lab 4's pages with their sessions are
-# screenshotted for book/runs/screens/ (the README shows them).
+# the book, a session over the limit (SERVE_GUESTS=2, after a second
+# session of lab 0 that got a guest of its own: the line names the
+# running ones). Closing a terminal's tab ends its guest too. Lab 0's
+# page with its session is pictured for book/runs/screens/ (the README
+# shows it), and so is each lab whose lab.toml says screenshot = true.
 import http.client
 import os
 import re
@@ -22,16 +24,20 @@ os.makedirs(RESULTS, exist_ok=True)
 
 
 def qemus():
-    """The live (not zombie) QEMU processes, by pid."""
+    """The live (not zombie) QEMU processes of this build folder's runs,
+    by pid (another checkout's, or a chroot's, are not this server's)."""
     out = set()
+    mark = os.path.join(BUILD, 'run', '').encode()
     for pid in filter(str.isdigit, os.listdir('/proc')):
         try:
             with open('/proc/%s/stat' % pid) as f:
                 stat = f.read()
+            with open('/proc/%s/cmdline' % pid, 'rb') as f:
+                args = f.read()
         except OSError:
             continue
         name, state = stat[stat.index('(') + 1:stat.rindex(')')], stat[stat.rindex(')') + 2]
-        if name.startswith('qemu-system') and state != 'Z':
+        if name.startswith('qemu-system') and state != 'Z' and mark in args:
             out.add(int(pid))
     return out
 
@@ -77,7 +83,7 @@ def session_page(browser, server, lab, timeout=120):
 
 before = qemus()
 try:
-    server = serve_page.Server({'SERVE_GUESTS': '1'})
+    server = serve_page.Server({'SERVE_GUESTS': '2'})
 except RuntimeError as e:
     not_ok('make serve starts and prints its URL with a token (got: %s)' % e)
     raise SystemExit(0)
@@ -147,12 +153,22 @@ try:
         log('ks-where in the page: ' + answer.group(1))
     page.screenshot(os.path.join(RESULTS, 'serve-lab0.png'))
 
-    # One session more than SERVE_GUESTS=1 allows.
+    # A second session of lab 0 gets a guest of its own; one more than
+    # SERVE_GUESTS=2 allows is refused.
+    second = server.terminal(0)
+    said, found = serve_page.read_terminal(second, r'\(gdb\) ', 120)
+    both = qemus() - before
+    expect(found and len(both) == 2 and mine < both, 'a second session of lab 0 gets a guest '
+           'of its own (two QEMUs)', (sorted(both), said[-300:]))
     extra = server.terminal(1)
-    said, _ = serve_page.read_terminal(extra, r'lab 0', 10)
+    said, _ = serve_page.read_terminal(extra, r'open this one again', 10)
     extra.close()
-    expect(re.search(r'1 lab session runs already.*lab 0 \(its session opened at', said),
-           'a session over the limit is refused with a line naming the running one', said)
+    expect(re.search(r'2 lab sessions run already.*lab 0 \(its session opened at .*'
+                     r'lab 0 \(its session opened at', said),
+           'a session over the limit is refused with a line naming the running ones', said)
+    second.close()
+    expect(gone_within(both - mine, 15), "closing the second session's websocket ends its guest",
+           both - mine)
 
     page.close()
     expect(mine and gone_within(mine, 15), "closing lab 0's page ends its guest: no QEMU left "
@@ -170,8 +186,10 @@ try:
             page.wait(line_is(n, PROMPT), 30)
             page.screenshot(os.path.join(RESULTS, 'serve-lab%d.png' % n))
         mine = qemus() - before
+        page.click('.ks-tab-close')
+        expect(gone_within(mine, 15), "closing lab %d's terminal (its tab's x) ends its guest"
+               % n, mine)
         page.close()
-        expect(gone_within(mine, 15), "closing lab %d's page ends its guest too" % n, mine)
 finally:
     if browser:
         browser.close()
