@@ -158,14 +158,15 @@ class Page:
             raise RuntimeError('%s: %s' % (expression, r['exceptionDetails']))
         return r['result'].get('value')
 
-    def wait(self, expression, timeout):
-        """The value of EXPRESSION once true, or None after TIMEOUT s."""
+    def wait(self, expression, timeout, every=0.1):
+        """The value of EXPRESSION once true (asked EVERY s), or None
+        after TIMEOUT s."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             v = self.js(expression)
             if v:
                 return v
-            time.sleep(0.1)
+            time.sleep(every)
         return None
 
     def terminal_text(self, lab):
@@ -178,7 +179,8 @@ class Page:
 
     def click(self, selector):
         """Press the first element of SELECTOR that is shown (not in a
-        closed fold) with the mouse, scrolled into view first."""
+        closed fold) with the mouse, scrolled into view first; the time
+        of the press."""
         find = ("Array.from(document.querySelectorAll('%s'))"
                 ".find(function(x){return x.checkVisibility();})" % selector)
         if not self.js("(function(){var e=%s; if(!e) return false; window.scrollTo(0,"
@@ -190,9 +192,11 @@ class Page:
                       "return [r.x + r.width / 2, r.y + r.height / 2];})()" % find)
         if not box:
             raise RuntimeError('no element %s shown on the page' % selector)
+        pressed = time.time()
         for kind in ('mousePressed', 'mouseReleased'):
             self.call('Input.dispatchMouseEvent', type=kind, x=box[0], y=box[1],
                       button='left', clickCount=1)
+        return pressed
 
     def enter(self):
         for kind in ('keyDown', 'keyUp'):
