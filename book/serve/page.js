@@ -10,6 +10,17 @@
     'use strict';
     var LAB_HEADING = /^(?:[\d.]+\s+)?Lab (\d+):/;
     var sessions = {};           // lab -> {pane, term, ws, tab}
+    // The token of the URL make serve printed, kept for this tab (a
+    // shell's websocket wants it: the cookie alone is not enough) and
+    // taken out of the address bar.
+    var fromUrl = /[?&]token=([^&]+)/.exec(location.search);
+    if (fromUrl) {
+        sessionStorage.setItem('ks-token', decodeURIComponent(fromUrl[1]));
+        history.replaceState(null, '', location.pathname +
+            location.search.replace(/([?&])token=[^&]+&?/, '$1').replace(/[?&]$/, '') +
+            location.hash);
+    }
+    var token = sessionStorage.getItem('ks-token');
     var dock, tabs, panes;
 
     function el(tag, cls, text) {
@@ -94,8 +105,10 @@
                                       fontSize: 13, cursorBlink: true});
         s.term.open(s.pane);
         var scheme = location.protocol === 'https:' ? 'wss://' : 'ws://';
-        s.ws = new WebSocket(scheme + location.host + '/terminal/' + n);
+        s.ws = new WebSocket(scheme + location.host + '/terminal/' + n +
+                             '?token=' + encodeURIComponent(token || ''));
         s.ws.onopen = function () {
+            s.opened = true;
             fit(s);
             s.pending.forEach(function (d) { s.ws.send(d); });
             s.pending = [];
@@ -105,7 +118,12 @@
             if (m[0] === 'stdout') s.term.write(m[1]);
             else if (m[0] === 'disconnect') s.term.write('\r\n[this session has ended]\r\n');
         };
-        s.ws.onclose = function () { s.term.setOption('cursorBlink', false); };
+        s.ws.onclose = function () {
+            s.term.setOption('cursorBlink', false);
+            if (!s.opened)
+                s.term.write('make serve refused this session: open the URL make serve ' +
+                             'printed, with its token, in this tab\r\n');
+        };
         s.term.on('data', function (d) { send(s, d); });
         sessions[n] = s;
         show(n);
@@ -207,9 +225,11 @@
             var b = ev.target.closest && ev.target.closest('button.ks-cmd');
             if (b) type(b.dataset.lab, b.dataset.cmd);
         });
-        // ?lab=N: that lab's page: its chapter, its session open.
+        // ?lab=N: that lab's page: its chapter, its session open, when
+        // the URL came with the token (a page that merely links or frames
+        // ?lab=N starts nothing).
         var m = /[?&]lab=(\d+)/.exec(location.search);
-        if (m && labs[m[1]]) {
+        if (m && labs[m[1]] && fromUrl) {
             labs[m[1]].scrollIntoView();
             open(m[1]);
         }

@@ -8,10 +8,12 @@ pty of its own (terminado's UniqueTermManager), on Debian's tornado.
 
 As Jupyter's server does it: a random token, printed in the URL, is
 wanted by every page, file and websocket (the URL's ?token= sets a
-cookie, so that the page's own requests carry it); a websocket from
-another Origin is refused (tornado's same-origin check); files come from
-the rendered book only; the server listens on loopback unless SERVE_HOST
-names another address. SERVE_PORT picks the port (default: a free one);
+cookie, so that the page's own figures carry it; a terminal's websocket
+wants the token in its own URL, which the page keeps for its tab); a
+websocket from another Origin is refused (tornado's same-origin check),
+and a request to another name than this server's (DNS rebinding); the
+page may not be framed; files come from the rendered book only; the
+server listens on loopback unless SERVE_HOST names another address. SERVE_PORT picks the port (default: a free one);
 SERVE_GUESTS caps the sessions at once (default: the cores), and one more
 is refused with a line that names those running.
 
@@ -74,18 +76,29 @@ def book_is_stale():
 
 
 class Guarded:
-    """The token, on every request: ?token=, a cookie the first sets, or
-    an "Authorization: token T" header; anything else is 403."""
+    """Every request: a Host this server answers to (a page of another
+    name that resolves here, DNS rebinding, gets 403), and the token:
+    ?token=, an "Authorization: token T" header, or the cookie ?token=
+    sets for the page's own files. The page may not be framed by another."""
+
+    def given_token(self, cookie=True):
+        app = self.application.settings
+        header = self.request.headers.get('Authorization', '')
+        return (self.get_query_argument('token', None)
+                or (header[len('token '):] if header.startswith('token ') else None)
+                or (self.get_cookie(app['cookie']) if cookie else None))
 
     def prepare(self):
         app = self.application.settings
-        given = (self.get_query_argument('token', None)
-                 or self.get_cookie(app['cookie'])
-                 or self.request.headers.get('Authorization', '').partition('token ')[2])
+        if app['hosts'] is not None and self.request.host.lower() not in app['hosts']:
+            raise tornado.web.HTTPError(403, 'not a name of this server: %s' % self.request.host)
+        given = self.given_token()
         if not given or not hmac.compare_digest(given.encode(), app['token'].encode()):
             raise tornado.web.HTTPError(403, 'a token is wanted: the URL make serve printed')
         if self.get_query_argument('token', None):
             self.set_cookie(app['cookie'], app['token'], httponly=True, samesite='Strict')
+        self.set_header('X-Frame-Options', 'DENY')
+        self.set_header('Content-Security-Policy', "frame-ancestors 'none'")
 
 
 class BookPage(Guarded, tornado.web.RequestHandler):
@@ -119,7 +132,13 @@ class Asset(Guarded, tornado.web.RequestHandler):
 
 class BookFile(Guarded, tornado.web.StaticFileHandler):
     """A file of the rendered book (figures); tornado refuses a path that
-    leaves its root (403)."""
+    leaves its root (403), and so is a link that leads out of it."""
+
+    def validate_absolute_path(self, root, absolute_path):
+        real = os.path.realpath(absolute_path)
+        if not real.startswith(os.path.realpath(root) + os.sep):
+            raise tornado.web.HTTPError(403, 'not a file of the rendered book')
+        return super().validate_absolute_path(root, absolute_path)
 
 
 class Sessions(terminado.UniqueTermManager):
@@ -192,7 +211,17 @@ def end_session(sid):
 
 
 class LabSocket(Guarded, terminado.TermSocket):
-    """/terminal/N: a new session of lab N, or the line that refuses it."""
+    """/terminal/N: a new session of lab N, or the line that refuses it.
+    The token must be in the request itself (the page adds it): the
+    cookie alone, which a browser also sends to any other server on
+    this address, is not enough for a shell."""
+
+    def prepare(self):
+        super().prepare()
+        given = self.given_token(cookie=False)
+        if not given or not hmac.compare_digest(
+                given.encode(), self.application.settings['token'].encode()):
+            raise tornado.web.HTTPError(403, "a shell wants the token in its request")
 
     def open(self, lab):
         tornado.websocket.WebSocketHandler.open(self, lab)
@@ -237,7 +266,7 @@ def main():
     app = tornado.web.Application([
         (r'/', BookPage),
         (r'/serve/(page\.js|page\.css|xterm\.js|xterm\.css)', Asset),
-        (r'/terminal/([^/]+)', LabSocket, {'term_manager': sessions}),
+        (r'/terminal/(\d+)', LabSocket, {'term_manager': sessions}),
         (r'/(.+)', BookFile, {'path': BOOK}),
     ], token=token, xterm=bundle, websocket_ping_interval=20)
     try:
@@ -245,6 +274,10 @@ def main():
     except OSError as e:
         sys.exit('make serve: cannot listen on %s:%d (%s): another SERVE_PORT?' % (host, port, e))
     app.settings['cookie'] = 'ks_serve_%d' % port
+    # The names a browser may call this server by; listening on every
+    # address (SERVE_HOST=0.0.0.0), it is any: the token alone guards it.
+    app.settings['hosts'] = None if host in ('0.0.0.0', '::') else {
+        '%s:%d' % (name, port) for name in ('127.0.0.1', 'localhost', '[::1]', host.lower())}
     shown = '127.0.0.1' if host in ('127.0.0.1', 'localhost') else host
     say('the workbook, each lab with its session: http://%s:%d/?token=%s' % (shown, port, token))
     say("a lab's page, its session opened: http://%s:%d/?token=%s&lab=0" % (shown, port, token))

@@ -126,6 +126,26 @@ try:
     except wsclient.Refused as e:
         refused = e.status
     expect(refused and ' 403 ' in refused + ' ', 'a websocket without the token: 403', refused)
+    # The cookie the page's files carry is sent by a browser to any server
+    # on this address: alone, it opens no shell.
+    try:
+        wsclient.Socket(server.base.replace('http://', 'ws://') + 'terminal/0',
+                        {'Origin': server.base.rstrip('/'),
+                         'Cookie': 'ks_serve_%s=%s' % (server.base.rstrip('/').rsplit(':', 1)[1],
+                                                      server.token)}).close()
+        refused = None
+    except wsclient.Refused as e:
+        refused = e.status
+    expect(refused and ' 403 ' in refused + ' ', "a websocket with the page's cookie but not the "
+           'token in its URL: 403', refused)
+    status, _ = server.get('/', token=server.token,
+                           headers={'Host': 'evil.example:' + server.base.rsplit(':', 1)[1]})
+    expect(status == 403, 'a request to another name that resolves here (DNS rebinding), token '
+           'and all: 403', status)
+    req = http.client.HTTPConnection(*server.base[len('http://'):].rstrip('/').split(':'))
+    req.request('GET', '/?token=' + server.token)
+    framing = req.getresponse().getheader('X-Frame-Options')
+    expect(framing == 'DENY', 'the page may not be framed by another (X-Frame-Options)', framing)
 
     browser = serve_page.Browser()
     page, took = session_page(browser, server, 0)
