@@ -132,10 +132,19 @@ SEEN = {}          # stop index or tamper: {'cpu', 'expected', label: (frames, e
 def ks_frames():
     """ks-bt's frames here: [(pc, function, stack kind)]; the kind is None
     for a frame on no stack ks-bt knows (the outermost frame of CPU 0's
-    idle task, at the very top of init_stack): any is taken there."""
-    return [(f.pc & MASK, ksbt.stacks.symbol(f.pc - (i > 0)).split('+')[0],
+    idle task, at the very top of init_stack): any is taken there. A
+    return address is named by the byte before it; $pc, and an ip an
+    interrupt saved (the frame after a pt_regs), by itself."""
+    walked = ksbt.walk(cpu())
+    return [(f.pc & MASK, ksbt.stacks.symbol(f.pc - returns(walked, i)).split('+')[0],
              f.area.kind if f.area else None)
-            for i, f in enumerate(ksbt.walk(cpu()))]
+            for i, f in enumerate(walked)]
+
+
+def returns(walked, i):
+    """Whether frame I of ks-bt's walk is a return address (1) or a place
+    the CPU was (0)."""
+    return int(i > 0 and not walked[i - 1].note.startswith('pt_regs at'))
 
 
 def changed(key, words, **seen):
@@ -213,6 +222,8 @@ def handler_tampers():
     ebp = walked[i].where
     changed('descends', {ebp: ebp - 8, ebp - 8: walked[i + 1].where, ebp - 4: word(ebp + 4)},
             frame=i, ebp=ebp)
+    # A saved ebp that points at itself: it does not climb either.
+    changed('itself', {ebp: ebp}, frame=i, ebp=ebp)
 
 
 def softirq_tamper():
@@ -247,7 +258,7 @@ def stops():
         softirq_tamper()
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, handle_irq_event after boot, was not reached')
-    return "%d of %d stops" % (len(SEEN), len(STOPS) + 6)
+    return "%d of %d stops" % (len(SEEN), len(STOPS) + 7)
 
 
 def show(frames):
@@ -270,7 +281,7 @@ def theirs(k, sol):
 
 def compare(where, want, got):
     """Fail unless GOT has WANT's frames: the same return addresses, each
-    on the same kind of stack."""
+    on the same kind of stack, in the same function."""
     for i in range(max(len(want), len(got))):
         if i >= len(got):
             raise Fail(where + '; yours ends after frame #%d%s' % (
@@ -285,6 +296,14 @@ def compare(where, want, got):
         if want[i][2] is not None and got[i][2] != want[i][2]:
             raise Fail(where + "; frame #%d's stack differs" % i,
                        show(want), show(got))
+        if named(want[i][1]) and (got[i][1] or '').split('+')[0].strip() != want[i][1]:
+            raise Fail(where + "; frame #%d's function differs" % i,
+                       show(want), show(got))
+
+
+def named(function):
+    """Whether ks-bt found a symbol for a frame (not an address)."""
+    return bool(function) and not function.startswith(('0x', '??'))
 
 
 def judged(sol, k):
@@ -346,6 +365,17 @@ def judged_descends(sol):
     return check
 
 
+def judged_itself(sol):
+    """Frame seen['frame']'s saved ebp points at itself: the walk ends
+    there."""
+    def check():
+        seen, want, got = theirs('itself', sol)
+        compare("my-xbt on CPU %d with the saved ebp at %#x set to itself (a chain "
+                "that does not climb ends)" % (seen['cpu'], seen['ebp']), want, got)
+        return '%d frames' % len(got)
+    return check
+
+
 def judged_name(sol):
     """Frame seen['frame']'s return address is just past its function's
     last instruction, a call: named by the byte before it."""
@@ -384,5 +414,7 @@ for sol in SOLUTIONS:
               "function's last instruction", loads, judged_name(sol))
     sol.check('my-xbt ends the walk where a saved ebp leads down its stack',
               loads, judged_descends(sol))
+    sol.check('my-xbt ends the walk where a saved ebp points at itself',
+              loads, judged_itself(sol))
 
 run_tests()

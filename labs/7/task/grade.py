@@ -95,6 +95,8 @@ CHECKS = [
     "the rsp that faulted (regs->sp): the guard page under dd's stack",
     "the fault address in handle_stack_overflow() (CR2): the guard page "
     "under dd's stack",
+    "the stack of the task the other CPU runs, its idle task's when it "
+    "idles (pid 0 on every CPU)",
 ]
 
 
@@ -117,10 +119,14 @@ def stops():
     ask(CHECKS[3], [('%s, its lowest word' % task.short(), task.base),
                      ('%s, 12K above its base' % task.short(), task.base + 12288),
                      ('%s, its highest word' % task.short(), task.top - 8),
+                     ('%s, its highest byte' % task.short(), task.top - 1),
                      ('%s, one byte past its top' % task.short(), task.top)])
+    # The page under the guard page: no guard of this stack's (in this
+    # guest, a hole between two stacks in vmalloc space).
     ask(CHECKS[4], [('the word under %s' % task.short(), task.base - 8),
                      ('the page under %s, its lowest byte' % task.short(),
-                      task.base - PAGE)])
+                      task.base - PAGE),
+                     ('the word under that page', task.base - PAGE - 8)])
     ask(CHECKS[5], [('the word under init_stack', init_stack - 8)])
     ask(CHECKS[6], [("CPU %d's %s stack, its top word" % (other, a.kind), a.top - 8)
                      for a in known if a.cpu == other and a.kind not in
@@ -128,6 +134,9 @@ def stops():
         [("the word under CPU %d's NMI stack" % c,
           per_cpu_area(known, 'nmi', c).base - 8)])
     ask(CHECKS[7], [('$rip', val('$rip'))])
+    running = int(stacks.current_task(other)['stack']) & MASK
+    ask(CHECKS[11], [("the lowest word of the stack of CPU %d's task (pid %d)"
+                      % (other, int(stacks.current_task(other)['pid'])), running)])
     if continue_to('exc_double_fault'):
         ask(CHECKS[8], [('$rsp', val('$rsp'))])
         ask(CHECKS[9], [('regs->sp', val('regs->sp'))])
