@@ -239,3 +239,18 @@ def entry_cost(cpu_nr):
     if not from_kernel_mode(regs):
         return None
     return val('((struct pt_regs *)%d)->sp' % regs) - val('$sp')
+
+
+def past_last_call(name):
+    """The address just past function NAME's last instruction, a call
+    that never returns: as a return address, it is the first byte of the
+    next function."""
+    block = gdb.block_for_pc(val('(unsigned long)%s' % name))
+    while block.function is None:
+        block = block.superblock
+    last = gdb.selected_frame().architecture().disassemble(block.start, block.end - 1)[-1]
+    gradelib.expect_true(last['addr'] + last['length'] == block.end and
+                last['asm'].startswith('call'), "%s's last instruction" % name,
+                'a call (a return address that names the next function)',
+                '%s at %#x, the function ending at %#x' % (last['asm'], last['addr'], block.end))
+    return block.end

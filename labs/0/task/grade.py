@@ -9,11 +9,12 @@
 # the interrupt's entry, whose ebp holds its pt_regs pointer with the top
 # bit cleared, as ks-bt marks it). Inlined functions are gdb's own idea
 # of a frame, without a frame of their own on the stack: they are left
-# out of gdb's list.
+# out of gdb's list. At the first stop, once more with its return address
+# planted just past a call that ends its function (planted()).
 import gdb
 
 from labs import tasklib
-from labs.gdbutil import continue_to, cpu, run, stack_kind, val
+from labs.gdbutil import continue_to, cpu, past_last_call, run, stack_kind, val, word
 from labs.gradelib import Fail, Missed, expect_true, run_tests, test
 from kstack import frames as ksbt
 
@@ -84,12 +85,35 @@ def reach(k):
     return True
 
 
+# At the first stop, a function's first instruction, the return address
+# at [esp] is set for a moment to just past start_secondary()'s last
+# instruction, a call that never returns: a return address that only the
+# byte before it names right (start_secondary, not the function after).
+PLANTED = ("__handle_irq's first instruction, its return address set to just "
+           "past start_secondary()'s last instruction, a call")
+
+
+def planted():
+    sp = val('$sp') & MASK
+    was, end = word(sp), past_last_call('start_secondary')
+    run('set var *(unsigned int *)%d = %d' % (sp, end))
+    try:
+        SEEN[PLANTED] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
+                                        expected=gdb_frames())
+    finally:
+        run('set var *(unsigned int *)%d = %d' % (sp, was))
+    expect_true(word(sp) == was, 'the word the grader changed, put back',
+                '%#x' % was, '%#x' % word(sp))
+
+
 @test('the guest reaches the stops (stage 0, interrupts on both CPUs)')
 def stops():
     for k in range(len(STOPS)):
         if reach(k):
             SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
                                       expected=gdb_frames())
+            if k == 0:
+                planted()
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, __handle_irq after boot, was not reached')
     return '%d of %d stops' % (len(SEEN), len(STOPS))
@@ -139,5 +163,6 @@ for sol in SOLUTIONS:
     loads = sol.loads('frames', 'frames()', stops)
     for k, stop in enumerate(STOPS):
         sol.check('my-bt at %s' % stop[0], loads, judged(sol, k))
+    sol.check('my-bt at %s' % PLANTED, loads, judged(sol, PLANTED))
 
 run_tests()

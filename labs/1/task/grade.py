@@ -9,7 +9,9 @@
 #
 # At each stop the learner's frames() must give ks-bt's frames (gdb-
 # scripts/kstack/frames.py): the same return addresses, each on the same
-# kind of stack, across the switches from the hardirq and softirq stacks
+# kind of stack and in the same function (a return address named by the
+# byte before it, $pc and an interrupted ip by themselves), across the
+# switches from the hardirq and softirq stacks
 # and through each interrupt's pt_regs to the code it interrupted. Every
 # run puts the kernel in each case a walk must handle, or fails naming
 # the one it could not reach:
@@ -22,7 +24,9 @@
 #     chain ends at ret_from_fork over the all-zero pt_regs that
 #     copy_thread() made (a walk that follows them goes on to ip 0);
 #   - a system call's bottom: ksys_write() in a user task, whose last
-#     kernel frame holds the user's ebp (no entry code marked it).
+#     kernel frame holds the user's ebp (no entry code marked it);
+#   - the first function on the hardirq stack, at its first instruction:
+#     $sp is there, $ebp still on the stack the CPU came from.
 # Then, at one more stop in a handler and one in a softirq, the grader
 # changes a word or two for a moment, asks every walk again, and puts
 # them back. Each change serves one check and touches nothing else (a
@@ -40,11 +44,13 @@
 #   - a return address of the chain is set just past a call that is its
 #     function's last instruction (start_secondary()'s call of
 #     cpu_startup_entry(), which never returns): the frame must be named
-#     by the byte before it, the calling function, not the next one.
-import gdb
+#     by the byte before it, the calling function, not the next one;
+#   - a saved ebp points under itself, then at itself: a chain on one
+#     stack climbs, so the walk ends there.
 
 from labs import tasklib
-from labs.gdbutil import continue_to, cpu, current, irq_stack, run, stack_kind, val, word
+from labs.gdbutil import (continue_to, cpu, current, irq_stack, past_last_call, run,
+                          stack_kind, val, word)
 from labs.gradelib import Fail, Missed, expect_true, run_tests, test
 from kstack import frames as ksbt
 
@@ -113,6 +119,18 @@ def user_task():
 
 user_task.says = "in a system call, down to its bottom (the user's ebp)"
 
+def entered_hardirq():
+    """The first function on the hardirq stack (the IRQ's flow handler,
+    which call_on_stack() called there), at its first instruction: $sp
+    is on the hardirq stack, $ebp still on the stack it came from."""
+    c = cpu()
+    return (stack_kind(val('$sp'), c) == 'hardirq' and
+            stack_kind(val('$ebp'), c) not in (None, 'hardirq'))
+
+
+entered_hardirq.says = ("the first function on the hardirq stack, $ebp still on "
+                        "the stack it came from")
+
 # (where, when the stop counts: says how, for the check's title)
 STOPS = [
     ('handle_irq_event', first),
@@ -124,6 +142,7 @@ STOPS = [
     ('handle_irq_event', from_user),
     ('schedule', kernel_thread),
     ('ksys_write', user_task),
+    ('handle_edge_irq', entered_hardirq),
 ]
 SOLUTIONS = tasklib.solutions(load_as='my_xbt')
 SEEN = {}          # stop index or tamper: {'cpu', 'expected', label: (frames, error)}
@@ -170,21 +189,6 @@ def lands(kind):
     KIND stack (ks-bt's walk, which follows the chain alone)."""
     return next((f.where for f in ksbt.walk(cpu()) if f.area and f.area.kind != kind),
                 None)
-
-
-def past_last_call(name):
-    """The address just past function NAME's last instruction, a call
-    that never returns: as a return address, it is the first byte of the
-    next function."""
-    block = gdb.block_for_pc(val('(unsigned long)%s' % name))
-    while block.function is None:
-        block = block.superblock
-    last = gdb.selected_frame().architecture().disassemble(block.start, block.end - 1)[-1]
-    expect_true(last['addr'] + last['length'] == block.end and
-                last['asm'].startswith('call'), "%s's last instruction" % name,
-                'a call (a return address that names the next function)',
-                '%s at %#x, the function ending at %#x' % (last['asm'], last['addr'], block.end))
-    return block.end
 
 
 def plant_slot():
