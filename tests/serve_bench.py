@@ -9,10 +9,6 @@ import time
 from tests import serve_page
 
 LAB = sys.argv[1] if len(sys.argv) > 1 else '0'
-PROMPT = ("(function(){var s=window.ksSessions && ksSessions['%s']; if(!s) return false;"
-          "var b=s.term._core.buffer; return /^\\(gdb\\)$/.test("
-          "b.translateBufferLineToString(b.ybase + b.y, true));})()" % LAB)
-
 server = serve_page.Server()
 browser = None
 try:
@@ -21,7 +17,7 @@ try:
     page.call('Page.bringToFront')
     page.wait("document.querySelector('.ks-open-button')", 30)
     t0 = page.click('.ks-open-button[data-lab="%s"]' % LAB)
-    ready = page.wait(PROMPT, 120, every=0.02)
+    ready = page.wait(serve_page.line_is(LAB, serve_page.PROMPT), 120, every=0.02)
     took = time.time() - t0
     page.close()
 finally:

@@ -100,6 +100,17 @@ def read_terminal(ws, want, timeout):
     return text, None
 
 
+def line_is(lab, regex):
+    """A page expression: the line of lab LAB's terminal with the cursor
+    matches REGEX (JavaScript's syntax)."""
+    return ("(function(){var s=window.ksSessions && ksSessions['%s']; if(!s) return false;"
+            "var b=s.term._core.buffer; return /%s/.test("
+            "b.translateBufferLineToString(b.ybase + b.y, true));})()" % (lab, regex))
+
+
+PROMPT = r'^\(gdb\)$'          # gdb's prompt: the cursor's line, its trailing blank trimmed
+
+
 class Browser:
     """Debian's chromium, headless, with its DevTools endpoint on loopback."""
 

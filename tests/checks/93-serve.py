@@ -60,24 +60,13 @@ def raw_get(server, path):
     return r.status, r.read().decode(errors='replace')
 
 
-def line_is(lab, regex):
-    """A page expression: the line of lab LAB's terminal with the cursor
-    matches REGEX (JavaScript's syntax)."""
-    return ("(function(){var s=window.ksSessions && ksSessions['%s']; if(!s) return false;"
-            "var b=s.term._core.buffer; return /%s/.test("
-            "b.translateBufferLineToString(b.ybase + b.y, true));})()" % (lab, regex))
-
-
-PROMPT = r'^\(gdb\)$'          # the cursor's line, its trailing blank trimmed
-
-
 def session_page(browser, server, lab, timeout=120):
     """Lab LAB's page, opened with the printed URL; the page once its
     terminal shows gdb's prompt, and the seconds that took (None: never)."""
     t0 = time.time()
     page = browser.page('%s?token=%s&lab=%s' % (server.base, server.token, lab))
     page.call('Page.bringToFront')
-    ready = page.wait(line_is(lab, PROMPT), timeout)
+    ready = page.wait(serve_page.line_is(lab, serve_page.PROMPT), timeout)
     return page, (time.time() - t0 if ready else None)
 
 
@@ -160,11 +149,11 @@ try:
                      ".filter(function(b){return b.checkVisibility();}).length")
     expect(hidden == 0, "the buttons inside folds stay hidden with them", hidden)
     page.click('button.ks-cmd[data-cmd="ks-where"][data-lab="0"]')
-    typed = page.wait(line_is(0, r'^\(gdb\) ks-where$'), 10)
+    typed = page.wait(serve_page.line_is(0, r'^\(gdb\) ks-where$'), 10)
     expect(typed, "the ks-where button types ks-where at gdb's prompt, and only types it",
            page.terminal_text(0)[-200:])
     page.enter()
-    page.wait(line_is(0, PROMPT), 30)
+    page.wait(serve_page.line_is(0, serve_page.PROMPT), 30)
     text = page.terminal_text(0)
     answer = re.search(r'^\(gdb\) ks-where\n(CPU \d: \$sp 0x[0-9a-f]+ is on .*)$', text, re.M)
     expect(answer, "Enter: ks-where's answer in the page's terminal (which stack $sp is on)",
@@ -203,7 +192,7 @@ try:
                   (page.terminal_text(n) or '')[-600:]):
             page.click('button.ks-cmd[data-lab="%d"][data-cmd^="ks-"]' % n)
             page.enter()
-            page.wait(line_is(n, PROMPT), 30)
+            page.wait(serve_page.line_is(n, serve_page.PROMPT), 30)
             page.screenshot(os.path.join(RESULTS, 'serve-lab%d.png' % n))
         mine = qemus() - before
         page.click('.ks-tab-close')
