@@ -55,6 +55,24 @@ def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
     return None
 
 
+
+def fail_on_a_stop_again(walk):
+    """From now on, end gdb (exit 3) if a stop is reported twice in a row:
+    same CPU, same $pc. A book walk (book/transcripts/WALK) whose stepi
+    ends without running its instruction, as stepi_off says one now and
+    then does, is thus made again on a fresh guest (book/transcripts.py
+    does so when gdb fails) rather than kept with a stop that ran
+    nothing. Only for walks whose stops all differ."""
+    stops = []
+
+    def again(event):
+        stops.append((gdb.selected_thread().num, int(gdb.selected_frame().pc())))
+        if stops[-2:] == [stops[-1]] * 2:
+            gdb.write('%s: the stop at %#x was reported again, no instruction run\n'
+                      % (walk, stops[-1][1]), gdb.STDERR)
+            gdb.execute('quit 3')
+    gdb.events.stop.connect(again)
+
 def val(expr):
     return int(gdb.parse_and_eval(expr)) & stacks.mask()
 

@@ -6,15 +6,17 @@
 # stack is switched from there), go on to the next that is, as `continue`
 # would, without printing the stops. Only the stopped CPU runs from there
 # on (scheduler-locking): otherwise the first switch the walk's `continue`
-# meets is, in some runs, the other CPU's, onto its softirq stack.
+# meets is, in some runs, the other CPU's, onto its softirq stack. A
+# stepi that runs nothing makes the walk again (fail_on_a_stop_again).
 python
-from labs.gdbutil import interrupted_kernel_task_stack
+from labs.gdbutil import fail_on_a_stop_again, interrupted_kernel_task_stack
 bp = gdb.Breakpoint('__handle_irq', internal=True)
 bp.silent = True
 while not interrupted_kernel_task_stack():
     gdb.execute('continue')
 bp.delete()
 gdb.execute('set scheduler-locking on')
+fail_on_a_stop_again('lab0.gdb')
 end
 set trace-commands on
 bt 6

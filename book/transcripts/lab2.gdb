@@ -6,15 +6,17 @@
 # next that is, as `continue` would, without printing the stops. Only the
 # stopped CPU runs from there on (scheduler-locking): otherwise the first
 # switch the walk's `continue` meets is, in some runs, the other CPU's,
-# onto its softirq stack (the lab's banner tells the learner so).
+# onto its softirq stack (the lab's banner tells the learner so). A
+# stepi that runs nothing makes the walk again (fail_on_a_stop_again).
 python
-from labs.gdbutil import interrupted_kernel_task_stack
+from labs.gdbutil import fail_on_a_stop_again, interrupted_kernel_task_stack
 bp = gdb.Breakpoint('common_interrupt', internal=True)
 bp.silent = True
 while not interrupted_kernel_task_stack():
     gdb.execute('continue')
 bp.delete()
 gdb.execute('set scheduler-locking on')
+fail_on_a_stop_again('lab2.gdb')
 end
 set trace-commands on
 ks-where

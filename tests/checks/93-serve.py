@@ -16,6 +16,7 @@ import os
 import re
 import time
 
+from book import kept
 from tests import serve_page, wsclient
 from tests.checklib import BUILD, expect, facts, log, not_ok
 
@@ -204,3 +205,12 @@ finally:
         browser.close()
     server.stop()
 expect(not (qemus() - before), 'make serve ended (SIGTERM): no QEMU of it is left')
+
+# The pictures are this run's, kept in book/runs/ (the book's check, 90,
+# which compares the rest, runs before this one and leaves them here).
+for name, built, run in kept.pieces():
+    if run == kept.RUNS['serve']:
+        expect(os.path.exists(built) and kept.picture(built),
+               'book/runs/%s: this run made a picture (pictures are not compared)' % name, built)
+        expect(os.path.exists(os.path.join(kept.KEPT, name)),
+               'book/runs/%s is kept; `%s` keeps this run\'s' % (name, kept.PROMOTE))
