@@ -58,15 +58,20 @@ def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
 
 def fail_on_a_stop_again(walk):
     """From now on, end gdb (exit 3) if a stop is reported twice in a row:
-    same CPU, same $pc. A book walk (book/transcripts/WALK) whose stepi
-    ends without running its instruction, as stepi_off says one now and
-    then does, is thus made again on a fresh guest (book/transcripts.py
-    does so when gdb fails) rather than kept with a stop that ran
-    nothing. Only for walks whose stops all differ."""
+    same CPU, same $pc, same function. Now and then a single step on the
+    two-vCPU guest runs nothing (stepi_off says so): a stepi, or the step
+    over a breakpoint that begins a continue from it, and gdb reports the
+    stop it left again. A book walk (book/transcripts/WALK) that met one is
+    thus made again on a fresh guest (book/transcripts.py does so when
+    gdb fails) rather than kept with a stop that ran nothing. Only for
+    walks whose stops all differ: a step into an inlined function stops
+    at the same $pc without running the CPU, but in another function
+    (the frame's name is part of a stop)."""
     stops = []
 
     def again(event):
-        stops.append((gdb.selected_thread().num, int(gdb.selected_frame().pc())))
+        frame = gdb.selected_frame()
+        stops.append((gdb.selected_thread().num, int(frame.pc()), frame.name()))
         if stops[-2:] == [stops[-1]] * 2:
             gdb.write('%s: the stop at %#x was reported again, no instruction run\n'
                       % (walk, stops[-1][1]), gdb.STDERR)

@@ -10,7 +10,7 @@
 # the next that is, as `tbreak do_IRQ`, `continue` would, without
 # printing the stops.
 python
-from labs.gdbutil import cpu, current, interrupted_kernel_task_stack, val
+from labs.gdbutil import cpu, current, fail_on_a_stop_again, interrupted_kernel_task_stack, val
 VECTOR_IRQ = '(*(vector_irq_t *)((char *)&vector_irq + __per_cpu_offset[%d]))[%d]'
 
 
@@ -30,6 +30,7 @@ bp.silent = True
 while not wanted():
     gdb.execute('continue')
 bp.delete()
+fail_on_a_stop_again('lab3-step.gdb')
 end
 set trace-commands on
 ks-where

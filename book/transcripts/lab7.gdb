@@ -1,4 +1,8 @@
 # The walk of book/chapters/lab7.adoc, after lab 7's stop (labs/7/lab.toml).
+python
+from labs.gdbutil import fail_on_a_stop_again
+fail_on_a_stop_again('lab7.gdb')
+end
 set trace-commands on
 ks-where
 info registers rip
