@@ -36,7 +36,24 @@ insmod /lib/modules/stackdeep.ko irqs=$irqs frame=$frame || exit 1
 
 # ks_writer=cat (lab 6's task graded on a dump of its own): the descent is
 # cat's, not dd's; ks_forks=N forks N times first, so that its pid (and
-# its stack) are not the book's either.
+# its stack) are not the book's either. And two decoys, one older than
+# cat and one newer: each a task whose stack went as deep as cat's will,
+# but with its CPU's interrupts off (stackdeep's still=1), so that none
+# went deeper still, as they will in cat's; then asleep. So the task
+# with the fewest never-used bytes is cat, and not the first or the
+# newest under the IRQ-entry check's line.
+decoy() {
+	echo 0 > /sys/module/stackdeep/parameters/irqs
+	echo 1 > /sys/module/stackdeep/parameters/still
+	[ -p /tmp/never ] || mkfifo /tmp/never
+	rm -f /tmp/decoy
+	# After its descent it waits for ever to open a FIFO no one writes.
+	taskset 2 sh -c "echo $2 > $d/$1; echo > /tmp/decoy; read x < /tmp/never" &
+	until [ -e /tmp/decoy ] || [ ! -e /proc/$!/comm ]; do :; done
+	[ -e /tmp/decoy ] || echo "lab 4: the decoy $! ended"
+	echo 0 > /sys/module/stackdeep/parameters/still
+	echo "$irqs" > /sys/module/stackdeep/parameters/irqs
+}
 i=0
 while [ "$i" -lt "${ks_forks:-0}" ]; do sh -c :; i=$((i + 1)); done
 
@@ -45,11 +62,18 @@ descend() {
 	[ "$mode" != frames ] || n=$(((n * 276 + frame + 19) / (frame + 20)))
 	echo "lab 4: descending, $mode $n, on CPU 0"
 	if [ "${ks_writer:-dd}" = cat ]; then
-		echo "$n" | taskset 1 cat > $d/"$mode" 2>/dev/null &
+		# The older decoy; cat, waiting for its number in a FIFO; the
+		# newer decoy; then cat's descent.
+		decoy "$mode" "$n"
+		rm -f /tmp/n && mkfifo /tmp/n
+		taskset 1 cat < /tmp/n > $d/"$mode" 2>/dev/null &
+		descent=$!
+		decoy "$mode" "$n"
+		echo "$n" > /tmp/n
 	else
 		echo "$n" | taskset 1 dd of=$d/"$mode" 2>/dev/null &
+		descent=$!
 	fi
-	descent=$!
 	# The writer uses shell builtins only (read, echo, test): a fork, exec
 	# or exit on CPU 1 can wait for CPU 0 (which spins in the kernel, in
 	# dd) and would stall the writer until dd gives up.

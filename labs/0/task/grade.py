@@ -10,7 +10,11 @@
 # bit cleared, as ks-bt marks it). Inlined functions are gdb's own idea
 # of a frame, without a frame of their own on the stack: they are left
 # out of gdb's list. At the first stop, once more with its return address
-# planted just past a call that ends its function (planted()).
+# planted just past a call that ends its function; in the middle of
+# handle_edge_irq, once more with the word at [esp] (a register it saved,
+# not a return address) set to a code address (planted()). While the
+# learner's frames() runs, gdb's own unwinder stops at frame #1 (set
+# backtrace limit): the walk is the learner's, not a copy of gdb's.
 import gdb
 
 from labs import tasklib
@@ -85,21 +89,43 @@ def reach(k):
     return True
 
 
+# How many frames gdb's own unwinder gives while the learner's frames()
+# runs: frame #0 and its caller (gdb.Frame.older() gives None past it).
+HELD = 2
+
+
+def theirs(**seen):
+    """SEEN, and each solution's frames() here, with gdb's unwinder held
+    to HELD frames."""
+    run('set backtrace limit %d' % HELD)
+    try:
+        return tasklib.at_stop(SOLUTIONS, 'frames', held=HELD, **seen)
+    finally:
+        run('set backtrace limit unlimited')
+
+
 # At the first stop, a function's first instruction, the return address
 # at [esp] is set for a moment to just past start_secondary()'s last
 # instruction, a call that never returns: a return address that only the
 # byte before it names right (start_secondary, not the function after).
+# In the middle of a function, [esp] is no return address (the function
+# has pushed its frame and more since): set to code, it must stay unread.
 PLANTED = ("__handle_irq's first instruction, its return address set to just "
            "past start_secondary()'s last instruction, a call")
+MIDDLE = ("the middle of handle_edge_irq, the word at [esp] (a register it saved) "
+          "set to a code address")
 
 
-def planted():
+def planted(key):
     sp = val('$sp') & MASK
+    expect_true(key == PLANTED or sp < val('$ebp') & MASK, 'where [esp] is, in the middle '
+                'of a function', 'under its saved ebp', '$sp %#x, $ebp %#x' % (sp, val('$ebp')))
     was, end = word(sp), past_last_call('start_secondary')
     run('set var *(unsigned int *)%d = %d' % (sp, end))
     try:
-        SEEN[PLANTED] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
-                                        expected=gdb_frames())
+        # gdb's frames with the word planted: at a first instruction, the
+        # planted return address is frame #1; in the middle, no frame.
+        SEEN[key] = theirs(cpu=cpu(), expected=gdb_frames(), planted=(sp, end))
     finally:
         run('set var *(unsigned int *)%d = %d' % (sp, was))
     expect_true(word(sp) == was, 'the word the grader changed, put back',
@@ -110,10 +136,11 @@ def planted():
 def stops():
     for k in range(len(STOPS)):
         if reach(k):
-            SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
-                                      expected=gdb_frames())
+            SEEN[k] = theirs(cpu=cpu(), expected=gdb_frames())
             if k == 0:
-                planted()
+                planted(PLANTED)
+            elif STOPS[k][4] == 'finish':
+                planted(MIDDLE)
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, __handle_irq after boot, was not reached')
     return '%d of %d stops' % (len(SEEN), len(STOPS))
@@ -138,7 +165,12 @@ def judged(sol, k):
                 'yours (%d)' % (seen['cpu'], len(want), len(got))
         for i in range(max(len(want), len(got))):
             if i >= len(got):
-                raise Fail(where + '; yours ends after frame #%d' % (i - 1),
+                held = ''
+                if len(got) == seen['held'] and got == want[:len(got)]:
+                    held = (" (if it asks gdb's own unwinder, gdb.Frame.older(): that "
+                            "stops at frame #%d while frames() runs; the walk of saved "
+                            "ebp words is yours to write)" % (seen['held'] - 1))
+                raise Fail(where + '; yours ends after frame #%d%s' % (i - 1, held),
                            show(want), show(got))
             if i >= len(want):
                 raise Fail(where + '; yours goes on past frame #%d, where the '
@@ -150,6 +182,9 @@ def judged(sol, k):
                     why = ' (yours, %#x, is in no function: is it code?)' % got[i][0]
                 elif i + 1 < len(want) and got[i][0] == want[i + 1][0]:
                     why = " (yours skips gdb's #%d, %s)" % (i, function(want[i][1]))
+                elif 'planted' in seen and got[i][0] == seen['planted'][1]:
+                    why = (' (yours is the word at [esp], %#x, which the grader set to '
+                           'code: is it a return address here?)' % seen['planted'][0])
                 raise Fail(where + '; frame #%d differs%s' % (i, why),
                            show(want), show(got))
             if function(got[i][1]) != function(want[i][1]):
@@ -164,5 +199,6 @@ for sol in SOLUTIONS:
     for k, stop in enumerate(STOPS):
         sol.check('my-bt at %s' % stop[0], loads, judged(sol, k))
     sol.check('my-bt at %s' % PLANTED, loads, judged(sol, PLANTED))
+    sol.check('my-bt at %s' % MIDDLE, loads, judged(sol, MIDDLE))
 
 run_tests()

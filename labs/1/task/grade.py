@@ -46,7 +46,15 @@
 #     cpu_startup_entry(), which never returns): the frame must be named
 #     by the byte before it, the calling function, not the next one;
 #   - a saved ebp points under itself, then at itself: a chain on one
-#     stack climbs, so the walk ends there.
+#     stack climbs, so the walk ends there;
+#   - the ip an interrupt saved in the chain's pt_regs is set to a
+#     function's first instruction: the frame is named by that function
+#     (a place the CPU was, not a return address);
+#   - once handle_irq_event returned (finish), in the middle of
+#     handle_edge_irq, the word at [esp] is set to code: a walk reads
+#     [esp] as a return address only at a function's first instruction.
+
+import re
 
 from labs import tasklib
 from labs.gdbutil import (continue_to, cpu, current, irq_stack, past_last_call, run,
@@ -228,6 +236,22 @@ def handler_tampers():
             frame=i, ebp=ebp)
     # A saved ebp that points at itself: it does not climb either.
     changed('itself', {ebp: ebp}, frame=i, ebp=ebp)
+    # The ip the interrupt saved in the chain's pt_regs, set to the first
+    # instruction of schedule(): a place the CPU was, named by itself (the
+    # byte before it is the function before).
+    regs = next(int(m.group(1), 16) for m in (re.match(r'pt_regs at (0x[0-9a-f]+): kernel entry',
+                                                        f.note) for f in walked) if m)
+    ip, start = val('(unsigned long)&((struct pt_regs *)%d)->ip' % regs), val('(unsigned long)schedule')
+    changed('ip-first', {ip: start}, regs=regs, ip=start)
+    # Out of handle_irq_event, in the middle of handle_edge_irq: there the
+    # word at [esp] is a register it saved, not a return address; set to
+    # code, it must stay unread.
+    run('finish')
+    sp, here = val('$sp'), ksbt.stacks.symbol(val('$pc'))
+    expect_true(here.startswith('handle_edge_irq+') and sp < val('$ebp'),
+                'after finish, where [esp] is', 'in the middle of handle_edge_irq, '
+                'under its saved ebp', '%s, $sp %#x, $ebp %#x' % (here, sp, val('$ebp')))
+    changed('middle', {sp: past_last_call('start_secondary')}, sp=sp)
 
 
 def softirq_tamper():
@@ -262,7 +286,7 @@ def stops():
         softirq_tamper()
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, handle_irq_event after boot, was not reached')
-    return "%d of %d stops" % (len(SEEN), len(STOPS) + 7)
+    return "%d of %d stops" % (len(SEEN), len(STOPS) + 9)
 
 
 def show(frames):
@@ -380,6 +404,15 @@ def judged_itself(sol):
     return check
 
 
+def judged_changed(sol, key, where):
+    """At the change KEY, ks-bt's frames; WHERE(seen): what changed."""
+    def check():
+        seen, want, got = theirs(key, sol)
+        compare(where(seen), want, got)
+        return '%d frames' % len(got)
+    return check
+
+
 def judged_name(sol):
     """Frame seen['frame']'s return address is just past its function's
     last instruction, a call: named by the byte before it."""
@@ -420,5 +453,15 @@ for sol in SOLUTIONS:
               loads, judged_descends(sol))
     sol.check('my-xbt ends the walk where a saved ebp points at itself',
               loads, judged_itself(sol))
+    sol.check("my-xbt names an interrupted ip by itself, at a function's first "
+              'instruction', loads, judged_changed(sol, 'ip-first', lambda seen: (
+                  'my-xbt on CPU %d with the ip saved in the pt_regs at %#x set to %#x, '
+                  "schedule()'s first instruction (where the CPU was, not a return "
+                  'address)' % (seen['cpu'], seen['regs'], seen['ip']))))
+    sol.check("my-xbt reads [esp] as a return address only at a function's first "
+              'instruction', loads, judged_changed(sol, 'middle', lambda seen: (
+                  'my-xbt on CPU %d in the middle of handle_edge_irq, the word at [esp] '
+                  '(%#x: a register it saved, not a return address) set to code'
+                  % (seen['cpu'], seen['sp']))))
 
 run_tests()

@@ -5,10 +5,13 @@
 # gdb batch mode against a fresh guest of lab 7's kernel, running the
 # lab's own workload (dd's descent into the guard page).
 #
-# At each of the lab's stops, the learner's where() is asked about
+# At each of the lab's stops, and at an interrupt on CPU 0 once the
+# lab's guest.sh runs (CPU 1 idle), the learner's where() is asked about
 # addresses the stop makes interesting: $rsp, the rsp the hardirq switch
-# saved, a sleeping task's stack at its ends, the pages under stacks,
-# the IST stacks, the faulting rsp and CR2 of the descent. The answer
+# saved, a sleeping task's stack at its ends, CPU 1's idle task's stack
+# (on no task list), a thread's stack (twins, labs/7/guest.sh: its pid is
+# not its tgid), the pages under stacks, the IST stacks, the faulting rsp
+# and CR2 of the descent. The answer
 # each must get comes from the stacks kstack knows (gdb-scripts/kstack/
 # stacks.py: every task's, each CPU's hardirq and IST stacks), and from
 # whether gdb can read the address: a guard page is an unmapped page
@@ -75,6 +78,18 @@ def sleeping(known):
                 and a.base not in running)
 
 
+def idle(c):
+    """CPU C runs its idle task."""
+    return int(stacks.current_task(c)['pid']) == 0
+
+
+def thread():
+    """The area of a task's stack whose pid is not its tgid: a thread not
+    its process's first, or None."""
+    return next((a for a in areas() if a.kind == 'task' and
+                 int(a.owner['pid']) != int(a.owner['tgid'])), None)
+
+
 def per_cpu_area(known, kind, c):
     return next(a for a in known if a.kind == kind and a.cpu == c)
 
@@ -95,8 +110,10 @@ CHECKS = [
     "the rsp that faulted (regs->sp): the guard page under dd's stack",
     "the fault address in handle_stack_overflow() (CR2): the guard page "
     "under dd's stack",
-    "the stack of the task the other CPU runs, its idle task's when it "
-    "idles (pid 0 on every CPU)",
+    "the stack of CPU 1's idle task (pid 0, as on every CPU), on no task "
+    "list, at an interrupt on CPU 0",
+    "a thread's stack (not its process's first thread): named by the "
+    "thread's own pid, not its process's (tgid)",
 ]
 
 
@@ -134,15 +151,22 @@ def stops():
         [("the word under CPU %d's NMI stack" % c,
           per_cpu_area(known, 'nmi', c).base - 8)])
     ask(CHECKS[7], [('$rip', val('$rip'))])
-    running = int(stacks.current_task(other)['stack']) & MASK
-    ask(CHECKS[11], [("the lowest word of the stack of CPU %d's task (pid %d)"
-                      % (other, int(stacks.current_task(other)['pid'])), running)])
+    # The lab's stop comes while the guest boots. Once lab 7's guest.sh
+    # has run twins (whose second thread's pid is not its tgid), its
+    # serial lines are CPU 0's interrupts while CPU 1 idles.
+    if continue_to('__common_interrupt', lambda: idle(1) and thread() is not None,
+                   cpu_nr=0):
+        ask(CHECKS[11], [("the lowest word of CPU 1's idle task's stack",
+                          int(stacks.current_task(1)['stack']) & MASK)])
+        area = thread()
+        ask(CHECKS[12], [('%s, a thread of pid %d, 64 bytes above its base' % (
+            area.short(), int(area.owner['tgid'])), area.base + 64)])
     if continue_to('exc_double_fault'):
         ask(CHECKS[8], [('$rsp', val('$rsp'))])
         ask(CHECKS[9], [('regs->sp', val('regs->sp'))])
     if continue_to('handle_stack_overflow'):
         ask(CHECKS[10], [('fault_address', val('fault_address'))])
-    expect_true(len(ASKED) == len(CHECKS), 'the stops', 'all three reached',
+    expect_true(len(ASKED) == len(CHECKS), 'the stops', 'all four reached',
                 'only %d of %d checks\' addresses asked' % (len(ASKED), len(CHECKS)))
     return 'CPU %d; %d addresses' % (c, sum(len(q) for q in ASKED.values()))
 

@@ -52,6 +52,14 @@ MODULE_PARM_DESC(irqs, "device interrupts to wait for at the deepest point (0: n
 static unsigned int hold_ms = 10000;
 module_param(hold_ms, uint, 0644);
 MODULE_PARM_DESC(hold_ms, "the longest wait for them, in milliseconds");
+/*
+ * still=1 (lab 6's decoys): the next descents run with this CPU's
+ * interrupts off, so that no interrupt lands at the deepest point and
+ * writes deeper still: how deep the stack went is the descent's own.
+ */
+static bool still;
+module_param(still, bool, 0644);
+MODULE_PARM_DESC(still, "descend with this CPU's interrupts off");
 
 static unsigned long deepest_sp;
 static struct dentry *dir;
@@ -140,6 +148,7 @@ static void descend_and_report(void)
 	unsigned long *end = end_of_stack(current);
 	char *below = (char *)task_stack_page(current) - BELOW_BYTES;
 	int frames, changed = 0, i;
+	unsigned long flags = 0;
 	long left;
 
 	/*
@@ -149,7 +158,11 @@ static void descend_and_report(void)
 	 */
 	if (!IS_ENABLED(CONFIG_VMAP_STACK))
 		memcpy(below_before, below, BELOW_BYTES);
+	if (still)
+		local_irq_save(flags);
 	frames = descend(1);
+	if (still)
+		local_irq_restore(flags);
 	for (i = 0; i < BELOW_BYTES && !IS_ENABLED(CONFIG_VMAP_STACK); i++)
 		changed += below[i] != below_before[i];
 	left = (long)deepest_sp - (long)task_stack_page(current);

@@ -1,0 +1,43 @@
+/*
+ * twins: leave a process of two threads asleep in the guest, for lab 7's
+ * task. Its second thread has a pid of its own, its process's first
+ * thread's as its tgid, and a kernel stack of its own: where() must name
+ * a stack by the pid of the thread that owns it.
+ *
+ * Returns once both threads exist (a pipe says so), the process asleep
+ * in the background, so that a guest script goes on knowing they are
+ * there.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int ready[2];
+
+static void *second(void *arg)
+{
+	(void)arg;
+	if (write(ready[1], "y", 1) != 1)
+		return NULL;
+	for (;;)
+		pause();
+}
+
+int main(void)
+{
+	pthread_t thread;
+	char c;
+
+	if (pipe(ready) != 0) {
+		perror("twins: pipe");
+		return 1;
+	}
+	if (fork() != 0)
+		return read(ready[0], &c, 1) == 1 ? 0 : 1;
+	if (pthread_create(&thread, NULL, second, NULL) != 0) {
+		perror("twins: pthread_create");
+		return 1;
+	}
+	for (;;)
+		pause();
+}
