@@ -14,7 +14,7 @@ import re
 import gdb
 
 from kstack import stacks
-from labs import gradelib
+from labs import gradelib, tasklib
 from labs.gradelib import lab_number
 
 LABS = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +33,37 @@ def _where():
 
 def run(command):
     return gdb.execute(command, to_string=True)
+
+
+# While a gdb task's grader calls the learner's code (labs 0, 1 and 7):
+# gdb's own unwinder gives frame #0 only (set backtrace limit), and
+# kstack refuses its stacks and walks, which are the grader's answer.
+HELD = 1
+REFUSAL = ("kstack's stacks and walks (ks-bt, ks-where and the rest) are the "
+           "grader's answer: while the grader calls your code, it works them out")
+
+
+def at_stop(solutions, name, args=(), **seen):
+    """tasklib.at_stop, the learner's code called with gdb's unwinder held
+    to HELD frames and kstack refusing (REFUSAL)."""
+    run('set backtrace limit %d' % HELD)
+    stacks.REFUSED = REFUSAL
+    try:
+        return tasklib.at_stop(solutions, name, args, **seen)
+    finally:
+        stacks.REFUSED = None
+        run('set backtrace limit unlimited')
+
+
+def asks_gdb_frames(solution):
+    """Whether SOLUTION's file asks gdb for its frames (gdb.Frame.older(),
+    gdb.newest_frame(), bt)."""
+    try:
+        with open(solution.path) as f:
+            text = f.read()
+    except OSError:
+        return False
+    return any(w in text for w in ('.older(', 'newest_frame(', "'bt", '"bt'))
 
 
 gradelib.WHERE = _where

@@ -2,7 +2,8 @@
  * twins: leave a process of two threads asleep in the guest, for lab 7's
  * task. Its second thread has a pid of its own, its process's first
  * thread's as its tgid, and a kernel stack of its own: where() must name
- * a stack by the pid of the thread that owns it.
+ * a stack by the pid of the thread that owns it. And a child of it that
+ * exited, never reaped: a task on the task list whose stack is gone (0).
  *
  * Returns once both threads exist (a pipe says so), the process asleep
  * in the background, so that a guest script goes on knowing they are
@@ -34,6 +35,8 @@ int main(void)
 	}
 	if (fork() != 0)
 		return read(ready[0], &c, 1) == 1 ? 0 : 1;
+	if (fork() == 0)
+		_exit(0);
 	if (pthread_create(&thread, NULL, second, NULL) != 0) {
 		perror("twins: pthread_create");
 		return 1;

@@ -44,9 +44,15 @@
 #   - a return address of the chain is set just past a call that is its
 #     function's last instruction (start_secondary()'s call of
 #     cpu_startup_entry(), which never returns): the frame must be named
-#     by the byte before it, the calling function, not the next one;
+#     by the byte before it, the calling function, not the next one; and
+#     the same at [esp], at the stop's first instruction;
 #   - a saved ebp points under itself, then at itself: a chain on one
 #     stack climbs, so the walk ends there;
+#   - the saved ebp that leads out of the hardirq stack is set to the
+#     interrupt's pt_regs on the task's stack, encoded: a pt_regs on
+#     another stack than the walk's, so the walk ends there;
+#   - a saved ebp on the task's stack is set to a frame made up on the
+#     hardirq stack: a chain never leaves a task's stack, so it ends;
 #   - the ip an interrupt saved in the chain's pt_regs is set to a
 #     function's first instruction: the frame is named by that function
 #     (a place the CPU was, not a return address);
@@ -57,7 +63,7 @@
 import re
 
 from labs import tasklib
-from labs.gdbutil import (continue_to, cpu, current, irq_stack, past_last_call, run,
+from labs.gdbutil import (at_stop, continue_to, cpu, current, irq_stack, past_last_call, run,
                           stack_kind, val, word)
 from labs.gradelib import Fail, Missed, expect_true, run_tests, test
 from kstack import frames as ksbt
@@ -181,7 +187,7 @@ def changed(key, words, **seen):
     for a, v in words.items():
         run('set var *(unsigned int *)%d = %d' % (a, v))
     try:
-        SEEN[key] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(), changed=words,
+        SEEN[key] = at_stop(SOLUTIONS, 'frames', cpu=cpu(), changed=words,
                                     expected=ks_frames(), **seen)
     finally:
         for a, v in was.items():
@@ -224,6 +230,12 @@ def handler_tampers():
     slot, k = plant_slot()
     end = past_last_call('start_secondary')
     changed('last-call', {slot: end}, frame=k, slot=slot, ret=end)
+    # The same at [esp], here at handle_irq_event's first instruction,
+    # where the return address is read before any frame is built.
+    sp = val('$sp')
+    expect_true('+' not in ksbt.stacks.symbol(val('$pc')), 'the stop',
+                "handle_irq_event's first instruction", ksbt.stacks.symbol(val('$pc')))
+    changed('first-last-call', {sp: end}, frame=1, slot=sp, ret=end)
     # A saved ebp that leads down its own stack, to a frame that looks
     # whole (a saved ebp that climbs on, a return address into code): a
     # chain on one stack only climbs, and ks-bt ends the walk there.
@@ -236,11 +248,33 @@ def handler_tampers():
             frame=i, ebp=ebp)
     # A saved ebp that points at itself: it does not climb either.
     changed('itself', {ebp: ebp}, frame=i, ebp=ebp)
+    # The saved ebp that leads out of the hardirq stack set to the
+    # interrupt's own pt_regs on the task's stack, encoded as the entry
+    # code encodes one (its top bit cleared): an entry's pt_regs lie on
+    # the stack the walk is on, so the walk ends at the hardirq stack's top.
+    regs = next(int(m.group(1), 16) for m in (re.match(r'pt_regs at (0x[0-9a-f]+): kernel entry',
+                                                        f.note) for f in walked) if m)
+    top = next(f for f, g in zip(walked, walked[1:]) if f.area and g.area and
+               f.area.kind == 'hardirq' and g.area.kind == 'task')
+    changed('regs-elsewhere', {top.where: regs & 0x7fffffff}, cut='hardirq', start=0,
+            says="the saved ebp at %#x (the hardirq stack's last frame) set to %#x, "
+                 "the interrupt's own pt_regs on the task's stack, encoded: a pt_regs "
+                 "on another stack than the walk's" % (top.where, regs & 0x7fffffff))
+    # A saved ebp on the task's stack set to a frame made up on the hardirq
+    # stack (a return address into code, and an ebp of 0): the chain leaves
+    # a task's stack for no other, so the walk ends there.
+    j = next(j for j in range(len(walked) - 1) if walked[j].area and walked[j + 1].area and
+             walked[j].area.kind == walked[j + 1].area.kind == 'task' and
+             not walked[j].note)
+    fake = irq_stack('hardirq', c) + 256
+    changed('task-left', {walked[j].where: fake, fake: 0, fake + 4: end}, cut='task',
+            start=next(i for i, f in enumerate(walked) if f.area and f.area.kind == 'task'),
+            says="the saved ebp at %#x, on the task's stack, set to %#x, a frame made up "
+                 "on the hardirq stack: a chain that leaves a task's stack" % (
+                     walked[j].where, fake))
     # The ip the interrupt saved in the chain's pt_regs, set to the first
     # instruction of schedule(): a place the CPU was, named by itself (the
     # byte before it is the function before).
-    regs = next(int(m.group(1), 16) for m in (re.match(r'pt_regs at (0x[0-9a-f]+): kernel entry',
-                                                        f.note) for f in walked) if m)
     ip, start = val('(unsigned long)&((struct pt_regs *)%d)->ip' % regs), val('(unsigned long)schedule')
     changed('ip-first', {ip: start}, regs=regs, ip=start)
     # Out of handle_irq_event, in the middle of handle_edge_irq: there the
@@ -278,7 +312,7 @@ def stops():
                 continue
         elif not continue_to(location, accept, max_hits=2000):
             continue
-        SEEN[k] = tasklib.at_stop(SOLUTIONS, 'frames', cpu=cpu(),
+        SEEN[k] = at_stop(SOLUTIONS, 'frames', cpu=cpu(),
                                   expected=ks_frames())
     if continue_to('handle_irq_event', saved_on('task'), max_hits=2000):
         handler_tampers()
@@ -286,7 +320,7 @@ def stops():
         softirq_tamper()
     if 0 not in SEEN:       # the grader's stop, not the learner's file
         raise Missed('its first stop, handle_irq_event after boot, was not reached')
-    return "%d of %d stops" % (len(SEEN), len(STOPS) + 9)
+    return "%d of %d stops" % (len(SEEN), len(STOPS) + 12)
 
 
 def show(frames):
@@ -369,6 +403,26 @@ def judged_cut(sol, key, says):
     return check
 
 
+def judged_ends(sol, key):
+    """The walk must end where the chain, from frame seen['start'] on,
+    leaves the stack seen['cut']: its frames to there, then (allowed, not
+    required) the return address read at that stack's last frame."""
+    def check():
+        seen, want, got = theirs(key, sol)
+        on = next((i for i in range(seen['start'], len(want)) if want[i][2] != seen['cut']),
+                  len(want))
+        pcs = [f[0] for f in got]
+        ok = (pcs[:on] == [f[0] for f in want[:on]] and
+              (len(got) == on or len(got) == on + 1 and on < len(want) and
+               pcs[-1] == want[on][0]))
+        expect_true(ok, 'my-xbt on CPU %d with %s' % (seen['cpu'], seen['says']),
+                    "the walk ends at the %s stack's last frame:\n" % seen['cut'] +
+                    show(want[:on]) + '\n(and at most #%d, the return address read '
+                    'there)' % on, show(got))
+        return 'ends after %d frames' % len(got)
+    return check
+
+
 def judged_at(sol):
     """The lowest word names exactly the ebp the chain lands on: at or
     above the saved esp, so the walk crosses, as at any handler."""
@@ -413,11 +467,11 @@ def judged_changed(sol, key, where):
     return check
 
 
-def judged_name(sol):
+def judged_name(sol, key):
     """Frame seen['frame']'s return address is just past its function's
     last instruction, a call: named by the byte before it."""
     def check():
-        seen, want, got = theirs('last-call', sol)
+        seen, want, got = theirs(key, sol)
         where = ("my-xbt on CPU %d with frame #%d's return address (at %#x) set "
                  "to %#x, just past the call that ends start_secondary()" % (
                      seen['cpu'], seen['frame'], seen['slot'], seen['ret']))
@@ -448,11 +502,16 @@ for sol in SOLUTIONS:
     sol.check('my-xbt crosses where the chain lands exactly at the esp the lowest '
               'word saved', loads, judged_at(sol))
     sol.check('my-xbt names a return address by the call before it, at a '
-              "function's last instruction", loads, judged_name(sol))
+              "function's last instruction", loads, judged_name(sol, 'last-call'))
+    sol.check('my-xbt names the return address at [esp], at a first instruction, by '
+              'the call before it', loads, judged_name(sol, 'first-last-call'))
     sol.check('my-xbt ends the walk where a saved ebp leads down its stack',
               loads, judged_descends(sol))
     sol.check('my-xbt ends the walk where a saved ebp points at itself',
               loads, judged_itself(sol))
+    sol.check('my-xbt follows a pt_regs only on the stack it is on', loads,
+              judged_ends(sol, 'regs-elsewhere'))
+    sol.check("my-xbt never leaves a task's stack", loads, judged_ends(sol, 'task-left'))
     sol.check("my-xbt names an interrupted ip by itself, at a function's first "
               'instruction', loads, judged_changed(sol, 'ip-first', lambda seen: (
                   'my-xbt on CPU %d with the ip saved in the pt_regs at %#x set to %#x, '

@@ -3,7 +3,9 @@
 # postmortem.py by make exercise N=6), which finds in lab 6's dump the
 # task whose stack overflowed. Run by vm/session/ks on the host, not in gdb.
 #
-# The grader finds that task its own way, the way the switch left: the
+# The grader finds that task its own way, the way the switch left (a way
+# the learner's overflowed() may not take: its crash() refuses bt, ps and
+# the IRQ stacks, learners_crash()): the
 # IRQ-entry check that panicked ran on the panicking CPU's hardirq stack,
 # whose lowest word holds the esp the interrupt came from; the task
 # whose stack holds that esp is the one. It reads that stack and counts
@@ -117,11 +119,26 @@ def own():
         pid, comm, stack, FOUND['not_used'])
 
 
+# What overflowed(crash) may not ask: who panicked (bt, ps, task, set,
+# foreach, runq) and the IRQ stacks the grader's own answer starts from.
+# The task is a search of every task's stack.
+REFUSED = re.compile(r'^\s*(bt|ps|task|set|foreach|runq)\b|irq_stack|irq_ctx')
+
+
+def learners_crash(commands):
+    """run(), for the learner's overflowed(): a command of REFUSED raises."""
+    refused = [c for c in commands if REFUSED.search(c)]
+    if refused:
+        raise ValueError("crash(): %r is not the task's to ask: find the task by its "
+                         "stack's unused bytes, every task's (tasks(), rd)" % refused[0])
+    return run(commands)
+
+
 def loaded(sol):
     def check():
         tasklib.load(sol, 'postmortem')
         tasklib.expect_defined(sol, 'overflowed', 'overflowed(crash)')
-        sol.answer, error = tasklib.call(sol.module['overflowed'], run)
+        sol.answer, error = tasklib.call(sol.module['overflowed'], learners_crash)
         expect_true(error is None, 'overflowed(crash)', 'it returns', error)
         ok = isinstance(sol.answer, (tuple, list)) and len(sol.answer) == 4
         expect_true(ok, 'what overflowed(crash) returned', '(pid, comm, stack, '

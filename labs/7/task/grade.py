@@ -19,9 +19,10 @@
 import gdb
 
 from labs import tasklib
-from labs.gdbutil import continue_to, cpu, run
+from labs.gdbutil import at_stop, continue_to, cpu, run
 from labs.gradelib import Fail, Missed, expect_true, run_tests, test
 from kstack import stacks
+from linux import tasks
 from vm.session import facts
 
 MASK = stacks.mask()
@@ -65,7 +66,7 @@ def ask(title, questions):
     ASKED.setdefault(title, [])
     for what, addr in questions:
         addr &= MASK
-        ASKED[title].append((what, tasklib.at_stop(
+        ASKED[title].append((what, at_stop(
             SOLUTIONS, 'where', args=(addr,), addr=addr,
             expected=expected(addr, known))))
 
@@ -88,6 +89,12 @@ def thread():
     its process's first, or None."""
     return next((a for a in areas() if a.kind == 'task' and
                  int(a.owner['pid']) != int(a.owner['tgid'])), None)
+
+
+def exited():
+    """The pid of a task on the task list whose stack is gone (0): one
+    that exited, not yet reaped (twins' child); or None."""
+    return next((int(t['pid']) for t in tasks.task_lists() if not int(t['stack'])), None)
 
 
 def per_cpu_area(known, kind, c):
@@ -114,6 +121,8 @@ CHECKS = [
     "list, at an interrupt on CPU 0",
     "a thread's stack (not its process's first thread): named by the "
     "thread's own pid, not its process's (tgid)",
+    "an address in the NULL page: on no stack, though a task that exited "
+    "and is not yet reaped has a stack of 0",
 ]
 
 
@@ -141,6 +150,7 @@ def stops():
     # The page under the guard page: no guard of this stack's (in this
     # guest, a hole between two stacks in vmalloc space).
     ask(CHECKS[4], [('the word under %s' % task.short(), task.base - 8),
+                     ('the page under %s, its highest byte' % task.short(), task.base - 1),
                      ('the page under %s, its lowest byte' % task.short(),
                       task.base - PAGE),
                      ('the word under that page', task.base - PAGE - 8)])
@@ -152,15 +162,18 @@ def stops():
           per_cpu_area(known, 'nmi', c).base - 8)])
     ask(CHECKS[7], [('$rip', val('$rip'))])
     # The lab's stop comes while the guest boots. Once lab 7's guest.sh
-    # has run twins (whose second thread's pid is not its tgid), its
-    # serial lines are CPU 0's interrupts while CPU 1 idles.
-    if continue_to('__common_interrupt', lambda: idle(1) and thread() is not None,
-                   cpu_nr=0):
+    # has run twins (whose second thread's pid is not its tgid, and whose
+    # child exited unreaped), its serial lines are CPU 0's interrupts
+    # while CPU 1 idles.
+    if continue_to('__common_interrupt', lambda: idle(1) and thread() is not None and
+                   exited(), cpu_nr=0):
         ask(CHECKS[11], [("the lowest word of CPU 1's idle task's stack",
                           int(stacks.current_task(1)['stack']) & MASK)])
         area = thread()
         ask(CHECKS[12], [('%s, a thread of pid %d, 64 bytes above its base' % (
             area.short(), int(area.owner['tgid'])), area.base + 64)])
+        ask(CHECKS[13], [('0x10, in the NULL page (pid %d exited: its stack is 0)'
+                          % exited(), 0x10)])
     if continue_to('exc_double_fault'):
         ask(CHECKS[8], [('$rsp', val('$rsp'))])
         ask(CHECKS[9], [('regs->sp', val('regs->sp'))])
