@@ -14,6 +14,9 @@ echo 4 > /proc/sys/kernel/printk      # console: errors only, keeps OOM reports 
 echo 32768 > /proc/sys/kernel/pid_max
 echo 1000000 > /proc/sys/kernel/threads-max
 memfree() { sed -n 's/^MemFree: *\([0-9]*\).*/\1/p' /proc/meminfo; }
+# Lab 5's task: first some 18 MB of the kernel's reclaimable caches
+# (vm/guest/dentries.c), which MemAvailable counts and MemFree does not.
+[ ! -d /task/5/bin ] || dentries /sys 150000
 start=$(memfree)
 
 # Lab 5's task (labs/5/task/grade.py packs the learner's programs into
