@@ -45,25 +45,38 @@ REFUSAL = ("kstack's stacks and walks (ks-bt, ks-where and the rest) are the "
 
 def at_stop(solutions, name, args=(), **seen):
     """tasklib.at_stop, the learner's code called with gdb's unwinder held
-    to HELD frames and kstack refusing (REFUSAL)."""
+    to HELD frames and kstack refusing (REFUSAL); a file that imports
+    kstack is not called at all."""
     run('set backtrace limit %d' % HELD)
     stacks.REFUSED = REFUSAL
     try:
-        return tasklib.at_stop(solutions, name, args, **seen)
+        seen = tasklib.at_stop([s for s in solutions if not imports_kstack(s)],
+                               name, args, **seen)
     finally:
         stacks.REFUSED = None
         run('set backtrace limit unlimited')
+    seen.update({s.label: (None, "your file imports kstack: " + REFUSAL)
+                 for s in solutions if imports_kstack(s)})
+    return seen
+
+
+def source(solution):
+    try:
+        with open(solution.path) as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def imports_kstack(solution):
+    """Whether SOLUTION's file imports kstack (gdb-scripts/kstack)."""
+    return re.search(r'^\s*(from\s+kstack\b|import\s+kstack\b)', source(solution), re.M) is not None
 
 
 def asks_gdb_frames(solution):
     """Whether SOLUTION's file asks gdb for its frames (gdb.Frame.older(),
     gdb.newest_frame(), bt)."""
-    try:
-        with open(solution.path) as f:
-            text = f.read()
-    except OSError:
-        return False
-    return any(w in text for w in ('.older(', 'newest_frame(', "'bt", '"bt'))
+    return any(w in source(solution) for w in ('.older(', 'newest_frame(', "'bt", '"bt'))
 
 
 gradelib.WHERE = _where

@@ -267,12 +267,25 @@ def saved_sp_at(base):
     return base + irq_stack_size() - 8 if is_64bit() else base
 
 
+# While a task's grader calls the learner's code (labs/gdbutil.py's
+# at_stop), the stacks kstack knows, and so every walk over them (ks-bt,
+# ks-where, ks-irqstacks), are the grader's answer: asked for, they
+# raise this.
+REFUSED = None
+
+
+def refuse():
+    if REFUSED:
+        raise KstackError(REFUSED)
+
+
 def irq_stack(kind, cpu):
     """Base of CPU's hardirq or softirq stack; None if the stage has none,
     0 if it is not allocated yet (early boot). i386's pointer is the
     base; x86_64's is the top, less a word (irq_64.c: "va +
     IRQ_STACK_SIZE - 8"), and x86_64 has no softirq stack: softirqs run
     on the hardirq stack."""
+    refuse()
     ptr = _per_cpu_ptr(kind + '_stack_ptr', cpu)
     if ptr and is_64bit():
         return ptr + 8 - irq_stack_size()
@@ -348,6 +361,7 @@ def entry_areas(cpu):
     double-fault stack: on i386 its own TSS, reached by a task gate; on
     x86_64 the first of the IST stacks, with the NMI, debug and
     machine-check ones."""
+    refuse()
     # i386 keeps a per-CPU pointer to the area; x86_64 only to its IST
     # stacks, a member of the area (cea->estacks).
     cea = _per_cpu_ptr('cpu_entry_area', cpu)
@@ -375,18 +389,11 @@ def entry_areas(cpu):
     return found
 
 
-# While a task's grader calls the learner's code (labs/gdbutil.py's
-# at_stop), the stacks kstack knows, and so every walk over them (ks-bt,
-# ks-where), are the grader's answer: asked for, they raise this.
-REFUSED = None
-
-
 def each_area(cpu):
     """The stack areas to look in for CPU, cheapest first: its IRQ stacks,
     its entry and double-fault stacks, its current task's stack, then every
     other task's (a walk of the task list, many reads over the gdbstub)."""
-    if REFUSED:
-        raise KstackError(REFUSED)
+    refuse()
     ts = thread_size()
     for kind in ('hardirq', 'softirq'):
         base = irq_stack(kind, cpu)

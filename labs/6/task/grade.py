@@ -4,8 +4,8 @@
 # task whose stack overflowed. Run by vm/session/ks on the host, not in gdb.
 #
 # The grader finds that task its own way, the way the switch left (a way
-# the learner's overflowed() may not take: its crash() refuses bt, ps and
-# the IRQ stacks, learners_crash()): the
+# the learner's overflowed() may not take: its crash() answers only
+# list, rd, echo and the like, learners_crash()): the
 # IRQ-entry check that panicked ran on the panicking CPU's hardirq stack,
 # whose lowest word holds the esp the interrupt came from; the task
 # whose stack holds that esp is the one. It reads that stack and counts
@@ -28,7 +28,7 @@ import sys
 from vm.session import crash
 from vm.session import facts
 from labs import tasklib
-from labs.gradelib import (Fail, expect, expect_true,
+from labs.gradelib import (Fail, expect_true,
                            lab_number, run_tests, test)
 from vm.session.session import GuestError
 
@@ -115,22 +115,24 @@ def own():
     pid, comm, stack = owner[0]
     rd = run(['rd %#x %d' % (stack, THREAD_SIZE // 4)])
     FOUND.update(pid=pid, comm=comm, stack=stack, not_used=used_from(stack, rd))
-    return 'pid %d (%s), stack %#x, %d bytes never used' % (
-        pid, comm, stack, FOUND['not_used'])
+    # Not shown: the answer a learner's file must find for itself.
+    return 'found (not shown: yours is judged against it)'
 
 
-# What overflowed(crash) may not ask: who panicked (bt, ps, task, set,
-# foreach, runq) and the IRQ stacks the grader's own answer starts from.
-# The task is a search of every task's stack.
-REFUSED = re.compile(r'^\s*(bt|ps|task|set|foreach|runq)\b|irq_stack|irq_ctx')
+# What overflowed(crash) may ask: the task list, words and structures
+# (not who panicked: bt, ps, log, p panic_cpu; nor the IRQ stacks the
+# grader's own answer starts from). The task is a search of every task's
+# stack.
+ALLOWED = ('list', 'rd', 'echo', 'struct', 'whatis', 'ptype')
 
 
 def learners_crash(commands):
-    """run(), for the learner's overflowed(): a command of REFUSED raises."""
-    refused = [c for c in commands if REFUSED.search(c)]
+    """run(), for the learner's overflowed(): a command not ALLOWED raises."""
+    refused = [c for c in commands if c.split()[:1] and c.split()[0] not in ALLOWED]
     if refused:
-        raise ValueError("crash(): %r is not the task's to ask: find the task by its "
-                         "stack's unused bytes, every task's (tasks(), rd)" % refused[0])
+        raise ValueError("crash(): %r is not the task's to ask (only %s): find the task "
+                         "by its stack's unused bytes, every task's (tasks(), rd)"
+                         % (refused[0], ', '.join(ALLOWED)))
     return run(commands)
 
 
@@ -147,10 +149,14 @@ def loaded(sol):
 
 
 def same_task(sol):
+    """The grader's task, told without naming it: a learner's file must
+    find it, not read it here."""
     def check():
         pid, comm = sol.answer[0], sol.answer[1]
-        expect('pid %s (%s)' % (pid, comm), 'pid %d (%s)' % (
-            FOUND['pid'], FOUND['comm']), 'the task your script found')
+        expect_true(pid == FOUND['pid'] and comm == FOUND['comm'], 'the task your script found',
+                    'the task whose stack overflowed: of all the tasks, the one whose stack '
+                    'has the fewest bytes never used', 'pid %s (%s), %s bytes never used'
+                    % (pid, comm, sol.answer[3]))
     return check
 
 
@@ -160,10 +166,15 @@ def same_stack(sol):
             stack = int(sol.answer[2])
         except (TypeError, ValueError):
             raise Fail('its stack', '%#x' % FOUND['stack'], repr(sol.answer[2]))
-        expect(stack, FOUND['stack'], 'its stack (the lowest address)')
-        expect(sol.answer[3], FOUND['not_used'], "the bytes at its stack's end "
-               'that were never used (stack_not_used(), the magic counted)')
-        return '%d bytes never used' % FOUND['not_used']
+        expect_true(stack == FOUND['stack'], 'its stack (the lowest address)',
+                    "the task's stack: task_struct.stack", '%#x' % stack)
+        off = sol.answer[3] - FOUND['not_used']
+        expect_true(off == 0, "the bytes at its stack's end that were never used",
+                    "stack_not_used()'s count: from the stack's lowest address, the end "
+                    "magic counted, to the first word that is not zero",
+                    '%s: %s' % (sol.answer[3], 'a word more' if off == 4 else 'a word fewer'
+                                if off == -4 else 'more than a word off' if off else ''))
+        return 'the same count'
     return check
 
 
