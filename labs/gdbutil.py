@@ -40,7 +40,7 @@ def run(command):
 # kstack refuses its stacks and walks, which are the grader's answer.
 HELD = 1
 REFUSAL = ("kstack's stacks and walks (ks-bt, ks-where and the rest) are the "
-           "grader's answer: while the grader calls your code, it works them out")
+           "grader's answer: while the grader calls your code, your code works them out")
 
 
 def at_stop(solutions, name, args=(), **seen):

@@ -48,9 +48,11 @@ decoy() {
 	[ -p /tmp/never ] || mkfifo /tmp/never
 	rm -f /tmp/decoy
 	# After its descent it waits for ever to open a FIFO no one writes.
-	taskset 2 sh -c "echo $2 > $d/$1; echo > /tmp/decoy; read x < /tmp/never" &
-	until [ -e /tmp/decoy ] || [ ! -e /proc/$!/comm ]; do :; done
-	[ -e /tmp/decoy ] || echo "lab 4: the decoy $! ended"
+	# (A decoy that ended stays a zombie here: the wait is bounded.)
+	taskset 2 sh -c "echo $2 > $d/$1 || exit 1; echo > /tmp/decoy; read x < /tmp/never" &
+	i=0
+	until [ -e /tmp/decoy ] || [ $i -ge 200000 ]; do i=$((i + 1)); done
+	[ -e /tmp/decoy ] || echo "lab 4: the decoy $! did not descend"
 	echo 0 > /sys/module/stackdeep/parameters/still
 	echo "$irqs" > /sys/module/stackdeep/parameters/irqs
 }

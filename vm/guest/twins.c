@@ -27,14 +27,23 @@ static void *second(void *arg)
 int main(void)
 {
 	pthread_t thread;
+	pid_t pid;
 	char c;
 
 	if (pipe(ready) != 0) {
 		perror("twins: pipe");
 		return 1;
 	}
-	if (fork() != 0)
+	pid = fork();
+	if (pid < 0) {
+		perror("twins: fork");
+		return 1;
+	}
+	if (pid > 0) {
+		/* Its end closed: should the child die first, read() says so. */
+		close(ready[1]);
 		return read(ready[0], &c, 1) == 1 ? 0 : 1;
+	}
 	if (fork() == 0)
 		_exit(0);
 	if (pthread_create(&thread, NULL, second, NULL) != 0) {

@@ -11,7 +11,7 @@
 # of a frame, without a frame of their own on the stack: they are left
 # out of gdb's list. At the first stop, once more with its return address
 # planted just past a call that ends its function; in the middle of
-# handle_edge_irq, once more with the word at [esp] (a register it saved,
+# handle_edge_irq, once more with the word at [esp] (a word of its frame,
 # not a return address) set to a code address (planted()). While the
 # learner's frames() runs, gdb's own unwinder stops at frame #0 and
 # kstack's walk refuses (gdbutil.at_stop): the walk is the learner's.
@@ -104,7 +104,7 @@ def theirs(**seen):
 # has pushed its frame and more since): set to code, it must stay unread.
 PLANTED = ("__handle_irq's first instruction, its return address set to just "
            "past start_secondary()'s last instruction, a call")
-MIDDLE = ("the middle of handle_edge_irq, the word at [esp] (a register it saved) "
+MIDDLE = ("the middle of handle_edge_irq, the word at [esp] (a word of its frame) "
           "set to a code address")
 
 

@@ -278,7 +278,7 @@ def handler_tampers():
     ip, start = val('(unsigned long)&((struct pt_regs *)%d)->ip' % regs), val('(unsigned long)schedule')
     changed('ip-first', {ip: start}, regs=regs, ip=start)
     # Out of handle_irq_event, in the middle of handle_edge_irq: there the
-    # word at [esp] is a register it saved, not a return address; set to
+    # word at [esp] is a word of its frame, not a return address; set to
     # code, it must stay unread.
     run('finish')
     sp, here = val('$sp'), ksbt.stacks.symbol(val('$pc'))
@@ -520,7 +520,7 @@ for sol in SOLUTIONS:
     sol.check("my-xbt reads [esp] as a return address only at a function's first "
               'instruction', loads, judged_changed(sol, 'middle', lambda seen: (
                   'my-xbt on CPU %d in the middle of handle_edge_irq, the word at [esp] '
-                  '(%#x: a register it saved, not a return address) set to code'
+                  '(%#x: a word of its frame, not a return address) set to code'
                   % (seen['cpu'], seen['sp']))))
 
 run_tests()

@@ -128,7 +128,7 @@ ALLOWED = ('list', 'rd', 'echo', 'struct', 'whatis', 'ptype')
 
 def learners_crash(commands):
     """run(), for the learner's overflowed(): a command not ALLOWED raises."""
-    refused = [c for c in commands if c.split()[:1] and c.split()[0] not in ALLOWED]
+    refused = [c for c in commands if '\n' in c or c.split()[:1] and c.split()[0] not in ALLOWED]
     if refused:
         raise ValueError("crash(): %r is not the task's to ask (only %s): find the task "
                          "by its stack's unused bytes, every task's (tasks(), rd)"
@@ -153,7 +153,8 @@ def same_task(sol):
     find it, not read it here."""
     def check():
         pid, comm = sol.answer[0], sol.answer[1]
-        expect_true(pid == FOUND['pid'] and comm == FOUND['comm'], 'the task your script found',
+        expect_true(str(pid) == str(FOUND['pid']) and comm == FOUND['comm'],
+                    'the task your script found',
                     'the task whose stack overflowed: of all the tasks, the one whose stack '
                     'has the fewest bytes never used', 'pid %s (%s), %s bytes never used'
                     % (pid, comm, sol.answer[3]))

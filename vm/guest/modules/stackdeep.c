@@ -11,7 +11,8 @@
  *	recurses exactly N calls, whatever the stack's size: the same call
  *	chain at every stage, which runs past the end of a small stack.
  *
- * At the deepest point it busy-waits with interrupts enabled, so that
+ * At the deepest point it busy-waits with interrupts enabled (unless
+ * still=1, below), so that
  * interrupts arrive at that depth and meet the kernel's checks
  * (check_stack_overflow() at IRQ entry): wait_ms milliseconds, and when
  * the module was loaded with irqs=N, on until N device interrupts have
@@ -149,6 +150,7 @@ static void descend_and_report(void)
 	char *below = (char *)task_stack_page(current) - BELOW_BYTES;
 	int frames, changed = 0, i;
 	unsigned long flags = 0;
+	bool quiet = READ_ONCE(still);
 	long left;
 
 	/*
@@ -158,10 +160,10 @@ static void descend_and_report(void)
 	 */
 	if (!IS_ENABLED(CONFIG_VMAP_STACK))
 		memcpy(below_before, below, BELOW_BYTES);
-	if (still)
+	if (quiet)
 		local_irq_save(flags);
 	frames = descend(1);
-	if (still)
+	if (quiet)
 		local_irq_restore(flags);
 	for (i = 0; i < BELOW_BYTES && !IS_ENABLED(CONFIG_VMAP_STACK); i++)
 		changed += below[i] != below_before[i];
