@@ -99,7 +99,6 @@ def stepi_off(addr, stepi=lambda: run('stepi'), tries=3):
     return None
 
 
-
 def fail_on_a_stop_again(walk):
     """From now on, end gdb (exit 3) if a stop is reported twice in a row:
     same CPU, same $pc, same function. Now and then a single step on the
@@ -121,6 +120,7 @@ def fail_on_a_stop_again(walk):
                       % (walk, stops[-1][1]), gdb.STDERR)
             gdb.execute('quit 3')
     gdb.events.stop.connect(again)
+
 
 def val(expr):
     return int(gdb.parse_and_eval(expr)) & stacks.mask()

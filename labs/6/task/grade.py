@@ -166,15 +166,21 @@ def same_stack(sol):
         try:
             stack = int(sol.answer[2])
         except (TypeError, ValueError):
-            raise Fail('its stack', '%#x' % FOUND['stack'], repr(sol.answer[2]))
+            raise Fail('its stack', "the task's stack: task_struct.stack, a number",
+                       repr(sol.answer[2]))
         expect_true(stack == FOUND['stack'], 'its stack (the lowest address)',
                     "the task's stack: task_struct.stack", '%#x' % stack)
-        off = sol.answer[3] - FOUND['not_used']
+        try:
+            off = int(sol.answer[3]) - FOUND['not_used']
+        except (TypeError, ValueError):
+            raise Fail("the bytes at its stack's end that were never used", 'a number',
+                       repr(sol.answer[3]))
         expect_true(off == 0, "the bytes at its stack's end that were never used",
                     "stack_not_used()'s count: from the stack's lowest address, the end "
                     "magic counted, to the first word that is not zero",
                     '%s: %s' % (sol.answer[3], 'a word more' if off == 4 else 'a word fewer'
-                                if off == -4 else 'more than a word off' if off else ''))
+                                if off == -4 else 'less than a word off' if abs(off) < 4
+                                else 'more than a word off' if off else ''))
         return 'the same count'
     return check
 
